@@ -1,0 +1,158 @@
+"""Whole-body balancer benchmark: one cycle's time (median, p99) and placo on the same tasks.
+
+Targets (issue 6, this 2-core machine): 1 ms median, 2 ms p99 per cycle. A cycle is everything
+WholeBodyBalancer.step does: forward kinematics, the floating-base Jacobians, the QP's values,
+OSQP (warm-started, fixed sparsity) and the integration. Scenarios (feet Fixed, 10 ms cycle):
+
+* balance: balance on Legs, random poses wished for the whole body, the wish moving there at
+  half speed (as the collision filter's would), a new pose every 0.75 s;
+* reach: balance on Legs, LArm under effector control following a 5 cm circle in front of the
+  robot, the head's wish turning;
+* stress: like balance, but the wish jumps straight to each new pose (speed limits and the
+  balance rows all active at once; not a target, shown for the worst case).
+
+placo (Rhoban, on pinocchio + its own dense QP solver) is given the same tasks on the same
+URDF (urdf/nao.urdf): both soles hard frame tasks, the COM polygon constraint with the same
+margin, joint and velocity limits, a gear task for the HipYawPitch pair, a soft joints task
+(the wish) and, in reach, a soft position task for l_gripper. The figures are printed, not
+asserted: run it a few times, the machine is shared and noisy.
+
+    ./run bench whole_body       (or: python benchmarks/bench_whole_body.py [--cycles N])
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+
+from nao_motion.kinematics import FRAME_ROBOT
+from nao_motion.model import NaoModel
+from nao_motion.postures import posture
+from nao_motion.wholebody.balancer import WholeBodyBalancer, WholeBodySettings
+from nao_motion.wholebody.support_polygon import sole_corners_in_sole, support_polygon
+
+URDF = Path(__file__).resolve().parents[1] / "urdf" / "nao.urdf"
+SCENARIOS = ("balance", "reach", "stress")
+
+
+def wishes(model: NaoModel, scenario: str, cycles: int, start: np.ndarray) -> np.ndarray:
+    """(cycles, 26) articular wishes of a scenario (same seed for every solver)."""
+    rng = np.random.default_rng(0)
+    out = np.empty((cycles, model.n_joints))
+    wish, target = start.copy(), start.copy()
+    step = 0.5 * model.max_velocity * model.cycle_time_s
+    head = model.joint_index("HeadYaw")
+    for k in range(cycles):
+        if scenario == "reach":
+            wish[head] = 0.8 * np.sin(2 * np.pi * k / 400)
+        else:
+            if k % 75 == 0:
+                target = model.mimic_hip_yaw_pitch(rng.uniform(model.lower, model.upper))
+            wish = target.copy() if scenario == "stress" else wish + np.clip(target - wish, -step, step)
+        out[k] = wish
+    return out
+
+
+def arm_targets(centre: np.ndarray, cycles: int) -> np.ndarray:
+    """A 5 cm circle in the sagittal plane, one turn every 4 s (FRAME_ROBOT)."""
+    phase = 2 * np.pi * np.arange(cycles) / 400
+    return centre + 0.05 * np.column_stack([np.cos(phase), np.zeros(cycles), np.sin(phase)])
+
+
+def report(name: str, samples_s: np.ndarray, targets=(1.0, 2.0)) -> float:
+    ms = samples_s * 1e3
+    median, p99 = np.median(ms), np.percentile(ms, 99)
+    verdict = "" if targets is None else (
+        f"   (targets {targets[0]:.0f} / {targets[1]:.0f} ms: "
+        f"{'ok' if median <= targets[0] and p99 <= targets[1] else 'MISSED'})")
+    print(f"{name:42s} median {median:6.3f} ms   p99 {p99:6.3f} ms   max {ms.max():6.3f} ms{verdict}")
+    return float(median)
+
+
+def bench_ours(model: NaoModel, scenario: str, cycles: int) -> tuple[float, np.ndarray]:
+    b = WholeBodyBalancer(model)
+    start = posture(model, "StandInit")
+    b.reset(start)
+    effectors = frozenset({"LArm"}) if scenario == "reach" else frozenset()
+    b.apply(WholeBodySettings(balance_enabled=True, effectors=effectors))
+    b.set_enabled(True)
+    q_wish = wishes(model, scenario, cycles, start)
+    targets = arm_targets(b.fk.position_in_space(b.fk.compute(b.q), "LArm", FRAME_ROBOT)[:3] + [0.05, 0.0, 0.0],
+                          cycles)
+    times, iterations = np.empty(cycles), np.empty(cycles)
+    for k in range(cycles):
+        if effectors:
+            b.set_effector_target("LArm", targets[k])
+        t0 = time.perf_counter()
+        result = b.step(q_wish[k])
+        times[k] = time.perf_counter() - t0
+        iterations[k] = result.iterations
+    median = report(f"nao_motion whole body, {scenario}", times, None if scenario == "stress" else (1.0, 2.0))
+    print(f"{'':42s} OSQP iterations median {np.median(iterations):.0f}, p99 {np.percentile(iterations, 99):.0f}")
+    return median, times
+
+
+def bench_placo(placo, model: NaoModel, scenario: str, cycles: int) -> float:
+    robot = placo.RobotWrapper(str(URDF), placo.Flags.ignore_collisions)
+    start = posture(model, "StandInit")
+    for name in model.kinematic_joint_names:
+        robot.set_joint(name, float(start[model.joint_index(name)]))
+    robot.update_kinematics()
+    solver = placo.KinematicsSolver(robot)
+    solver.dt = model.cycle_time_s
+    solver.enable_joint_limits(True)
+    solver.enable_velocity_limits(True)
+    feet = {}
+    for foot, frame in (("left", "l_sole"), ("right", "r_sole")):
+        feet[foot] = pose = robot.get_T_world_frame(frame)
+        solver.add_frame_task(frame, pose).configure(frame, "hard", 1.0, 1.0)
+    polygon = support_polygon(feet, ("left", "right"), sole_corners_in_sole(model))
+    solver.add_com_polygon_constraint([v for v in polygon.vertices_xy[::-1]], 0.01)  # placo: clockwise
+    solver.add_gear_task().set_gear("RHipYawPitch", "LHipYawPitch", 1.0)
+    joints = solver.add_joints_task()
+    joints.configure("wish", "soft", 1e-3)
+    arm = None
+    if scenario == "reach":
+        arm = solver.add_position_task("l_gripper", robot.get_T_world_frame("l_gripper")[:3, 3])
+        arm.configure("l_gripper", "soft", 10.0)
+    q_wish = wishes(model, scenario, cycles, start)
+    centre = robot.get_T_world_frame("l_gripper")[:3, 3] + [0.05, 0.0, 0.0]
+    targets = arm_targets(centre, cycles)
+    times = np.empty(cycles)
+    names = [n for n in model.kinematic_joint_names if n != "RHipYawPitch"]
+    index = [model.joint_index(n) for n in names]
+    for k in range(cycles):
+        joints.set_joints({n: float(q_wish[k, i]) for n, i in zip(names, index)})
+        if arm is not None:
+            arm.target_world = targets[k]
+        t0 = time.perf_counter()
+        solver.solve(True)
+        robot.update_kinematics()
+        times[k] = time.perf_counter() - t0
+    return report(f"placo {placo.__version__ if hasattr(placo, '__version__') else ''}, {scenario}".replace(" ,", ","),
+                  times, None)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cycles", type=int, default=2000)
+    args = parser.parse_args()
+    model = NaoModel()
+    try:
+        import placo
+    except ImportError as err:
+        placo = None
+        print(f"placo is not installed here ({err}): `pip install placo` for the side-by-side figures\n")
+    for scenario in SCENARIOS:
+        ours, _ = bench_ours(model, scenario, args.cycles)
+        if placo is not None:
+            theirs = bench_placo(placo, model, scenario, args.cycles)
+            print(f"{'':42s} time ratio placo / nao_motion: {theirs / ours:.2f}")
+        print()
+
+
+if __name__ == "__main__":
+    main()

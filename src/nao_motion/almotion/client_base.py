@@ -1,0 +1,113 @@
+"""The ROS side of the ALMotion client: one rclpy node spun in a background thread.
+
+NAOqi scripts call ALMotion synchronously; the client keeps the latest robot state from
+the suite's topics so those calls answer at once, and waits (with a timeout) only for the
+first message.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from contextlib import contextmanager
+
+import numpy as np
+import rclpy
+from rclpy.executors import SingleThreadedExecutor
+from sensor_msgs.msg import JointState
+
+from ..joint_input import JointInputError, parse_joint_values
+from ..kinematics import ForwardKinematics
+from ..model import NaoModel
+from ..ros.qos import CYCLE_QOS
+
+
+class ALMotionError(RuntimeError):
+    """An ALMotion call that cannot be answered (bad argument, no data from the robot)."""
+
+
+class ClientBase:
+    def __init__(self, nao_version: str = "V5", node_name: str = "almotion_client", timeout_s: float = 5.0):
+        self.model = NaoModel(nao_version)
+        self.fk = ForwardKinematics(self.model)
+        self.timeout_s = timeout_s
+        self._owns_context = not rclpy.ok()
+        if self._owns_context:
+            rclpy.init()
+        self.node = rclpy.create_node(node_name)
+        self._lock = threading.Lock()
+        self._sensed = self._commanded = None
+        self.node.create_subscription(JointState, "joint_states", self._on_states, CYCLE_QOS)
+        self.node.create_subscription(JointState, "joint_commands", self._on_commands, CYCLE_QOS)
+        self._executor = SingleThreadedExecutor()
+        self._executor.add_node(self.node)
+        self._thread = threading.Thread(target=self._executor.spin, daemon=True)
+        self._thread.start()
+
+    def _merge(self, current: np.ndarray | None, msg: JointState) -> np.ndarray | None:
+        try:
+            parsed = parse_joint_values(self.model, msg.name, msg.position, unknown_names="ignore")
+        except JointInputError:
+            return current
+        q = current.copy() if current is not None else self.model.zero_configuration()
+        q[parsed.indices] = parsed.values
+        return q
+
+    def _on_states(self, msg: JointState) -> None:
+        with self._lock:
+            self._sensed = self._merge(self._sensed, msg)
+
+    def _on_commands(self, msg: JointState) -> None:
+        with self._lock:
+            self._commanded = self._merge(self._commanded, msg)
+
+    def configuration(self, use_sensor_values: bool) -> np.ndarray:
+        """Sensed joint angles, or the last command (NAOqi's useSensors=False) when one was seen."""
+        deadline = time.monotonic() + self.timeout_s
+        while True:
+            with self._lock:
+                q = self._sensed if use_sensor_values or self._commanded is None else self._commanded
+            if q is not None:
+                return q.copy()
+            if time.monotonic() > deadline:
+                raise ALMotionError(f"no joint_states received within {self.timeout_s} s: is the robot up?")
+            time.sleep(0.01)
+
+    def call_service(self, client, request, server: str, timeout_s: float | None = None):
+        """Call a service from the user's thread (the client's executor thread completes the
+        future); `server` names the node that answers, for the error message."""
+        if not client.wait_for_service(timeout_sec=self.timeout_s):
+            raise ALMotionError(f"service {client.srv_name} not available within {self.timeout_s} s: "
+                                f"is the {server} running?")
+        timeout_s = self.timeout_s if timeout_s is None else timeout_s
+        future = client.call_async(request)
+        deadline = time.monotonic() + timeout_s
+        while not future.done():
+            if time.monotonic() > deadline:
+                client.remove_pending_request(future)
+                raise ALMotionError(f"no answer from {client.srv_name} within {timeout_s:.1f} s")
+            time.sleep(0.005)
+        return future.result()
+
+    def close(self) -> None:
+        self._executor.shutdown()
+        self.node.destroy_node()
+        if self._owns_context and rclpy.ok():
+            rclpy.shutdown()
+
+    @classmethod
+    @contextmanager
+    def connect(cls, client=None, **kwargs):
+        """The client of a ported NAOqi script's main(): the caller's (left open), else a new
+        one, closed at the end (NAOqi scripts make their proxy in main())."""
+        if client is not None:
+            yield client
+            return
+        with cls(**kwargs) as own:
+            yield own
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

@@ -1,0 +1,195 @@
+"""ALMotion's joint commands: setAngles, angleInterpolation, angleInterpolationWithSpeed,
+setStiffnesses, wakeUp and rest, with NAOqi's argument forms, over the collision filter's topics.
+
+* names: one joint or chain name ("LArm", "Body", ...) or a list of them; chains expand with
+  the model's getJointNames order ("LArm" is the 5 arm joints and LHand).
+* values (angles, stiffnesses): one value for every joint, or one per expanded joint;
+  angleInterpolation also takes one list of angles (and of times) per joint.
+* setAngles and angleInterpolationWithSpeed publish ``joint_targets`` with one speed per joint
+  in ``velocity`` (fraction x the joint's maximum); angleInterpolation publishes one
+  ``joint_trajectory`` (per-joint time lists are merged on the union of their times, which
+  keeps each joint's piecewise-linear path); setStiffnesses publishes ``joint_stiffness``.
+* The blocking calls return when the filter's commands have run the motion's duration (counted
+  in published cycles, so they follow sim time) and then stopped changing: either the targets
+  are reached or self-collision avoidance holds the arm at the nearest safe pose.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from numbers import Real
+
+import numpy as np
+from builtin_interfaces.msg import Duration
+from sensor_msgs.msg import JointState
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+from ..collision.reference import parse_targets, parse_trajectory
+from ..joint_input import JointInputError
+from ..postures import posture
+from ..ros.qos import CYCLE_QOS
+from .client_base import ALMotionError
+
+SETTLED_CYCLES = 10  # commands unchanged for this many cycles: the motion is over
+SETTLED_RAD = 1e-6
+REST_SPEED_FRACTION = 0.2  # rest() goes down slowly: the robot is balanced by no one on the way
+DISCOVERY_SETTLE_S = 0.2  # no new subscriber for this long: all of them have been discovered
+
+
+class MotionCommandMethods:
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Created with the client, so that discovery runs while the script starts.
+        self._targets_pub = self.node.create_publisher(JointState, "joint_targets", CYCLE_QOS)
+        self._trajectory_pub = self.node.create_publisher(JointTrajectory, "joint_trajectory", CYCLE_QOS)
+        self._stiffness_pub = self.node.create_publisher(JointState, "joint_stiffness", CYCLE_QOS)
+        self._settled_topics: set[str] = set()
+        self._cycles = 0
+        self._cycle_event = threading.Condition()
+        self.node.create_subscription(JointState, "joint_commands", self._count_cycle, CYCLE_QOS)
+
+    # --- NAOqi methods ------------------------------------------------------------------
+    def setAngles(self, names, angles, fractionMaxSpeed: float) -> None:
+        """Non-blocking: move the joints toward the angles at fractionMaxSpeed of their maximum speed."""
+        self._send_targets(names, angles, fractionMaxSpeed)
+
+    def angleInterpolationWithSpeed(self, names, targetAngles, maxSpeedFraction: float) -> None:
+        """Blocking: move to the angles at maxSpeedFraction of the maximum speed, all joints together."""
+        start, duration_s = self._send_targets(names, targetAngles, maxSpeedFraction)
+        self._wait_for_motion(start, duration_s)
+
+    def angleInterpolation(self, names, angleLists, timeLists, isAbsolute: bool) -> None:
+        """Blocking: pass through the angles at the times (s from now), per joint; relative
+        angles (isAbsolute False) are added to the current command."""
+        joints = self._joint_names(names)
+        angles = _per_joint_lists(angleLists, len(joints), "angleLists")
+        times = _per_joint_lists(timeLists, len(joints), "timeLists")
+        current = self.configuration(False)
+        indices = [self.model.joint_index(j) for j in joints]
+        union = np.unique(np.concatenate([np.asarray(t, dtype=float) for t in times]))
+        rows = []
+        for i, (index, a, t) in enumerate(zip(indices, angles, times)):
+            if len(a) != len(t):
+                raise ALMotionError(f"{joints[i]}: {len(a)} angles but {len(t)} times")
+            t = np.asarray(t, dtype=float)
+            if not np.all(np.isfinite(t)) or t[0] <= 0.0 or np.any(np.diff(t) <= 0.0):
+                raise ALMotionError(f"{joints[i]}: times must be positive and increasing, got {list(t)}")
+            a = np.asarray(a, dtype=float) + (0.0 if isAbsolute else current[index])
+            rows.append(np.interp(union, np.concatenate([[0.0], t]), np.concatenate([[current[index]], a])))
+        positions = np.array(rows).T
+        try:  # the node's own validation, so that a refused trajectory is refused here, saying why
+            parse_trajectory(self.model, joints, union, positions)
+        except JointInputError as err:
+            raise ALMotionError(str(err)) from None
+        msg = JointTrajectory(joint_names=joints)
+        for t, p in zip(union, positions):
+            sec = int(t)
+            msg.points.append(JointTrajectoryPoint(positions=p.tolist(), time_from_start=Duration(
+                sec=sec, nanosec=int(round((t - sec) * 1e9)))))
+        start = self._publish(self._trajectory_pub, msg, "joint_trajectory")
+        self._wait_for_motion(start, float(union[-1]))
+
+    def setStiffnesses(self, names, stiffnesses) -> None:
+        """Stiffness 0..1 of joints or chains (one value, or one per joint)."""
+        joints = self._joint_names(names)
+        values = np.asarray(_per_joint_values(stiffnesses, len(joints), "stiffnesses"), dtype=float)
+        if not np.all(np.isfinite(values) & (values >= 0.0) & (values <= 1.0)):
+            raise ALMotionError(f"stiffnesses must be in [0, 1], got {values.tolist()}")
+        self._publish(self._stiffness_pub, JointState(name=joints, effort=values.tolist()), "joint_stiffness")
+
+    def wakeUp(self) -> None:
+        """NAOqi's wakeUp: every joint stiff (the posture is left as it is)."""
+        self.setStiffnesses("Body", 1.0)
+
+    def rest(self) -> None:
+        """NAOqi's rest: to the Crouch posture at a safe speed, then every joint limp."""
+        self.angleInterpolationWithSpeed("Body", posture(self.model, "Crouch").tolist(), REST_SPEED_FRACTION)
+        self.setStiffnesses("Body", 0.0)
+
+    # --- helpers -------------------------------------------------------------------------
+    def _send_targets(self, names, angles, fraction: float) -> tuple[int, float]:
+        """Publish joint_targets; returns the cycle count then and the motion's duration (s)."""
+        joints = self._joint_names(names)
+        values = _per_joint_values(angles, len(joints), "angles")
+        if not (isinstance(fraction, Real) and 0.0 < fraction <= 1.0):
+            raise ALMotionError(f"fraction of maximum speed must be in (0, 1], got {fraction!r}")
+        speeds = [fraction * self.model.joint(j).max_velocity for j in joints]
+        try:  # the node's own validation (and clipping into the joints' ranges)
+            targets = parse_targets(self.model, joints, values, speeds, fraction)
+        except JointInputError as err:
+            raise ALMotionError(str(err)) from None
+        current = self.configuration(False)
+        duration_s = float(np.max(np.abs(targets.positions - current[targets.indices]) / targets.speeds_rps))
+        start = self._publish(self._targets_pub, JointState(name=joints, position=[float(v) for v in values],
+                                                            velocity=speeds), "joint_targets")
+        return start, duration_s
+
+    def _publish(self, publisher, msg, topic: str) -> int:
+        """Publish once the topic has subscribers (the first time, also let discovery settle, so
+        that a script's first command reaches every node); returns the cycle count then."""
+        deadline = time.monotonic() + self.timeout_s
+        while publisher.get_subscription_count() == 0:
+            if time.monotonic() > deadline:
+                raise ALMotionError(f"nobody subscribes {topic} within {self.timeout_s} s: is the suite up?")
+            time.sleep(0.01)
+        if topic not in self._settled_topics:
+            count, since = publisher.get_subscription_count(), time.monotonic()
+            while time.monotonic() - since < DISCOVERY_SETTLE_S and time.monotonic() < deadline:
+                time.sleep(0.01)
+                if publisher.get_subscription_count() != count:
+                    count, since = publisher.get_subscription_count(), time.monotonic()
+            self._settled_topics.add(topic)
+        start = self._cycles
+        publisher.publish(msg)
+        return start
+
+    def _count_cycle(self, msg: JointState) -> None:
+        with self._cycle_event:
+            self._cycles += 1
+            self._cycle_event.notify_all()
+
+    def _wait_cycles(self, count: int, timeout_s: float) -> None:
+        with self._cycle_event:
+            if not self._cycle_event.wait_for(lambda: self._cycles >= count, timeout_s):
+                raise ALMotionError(f"no joint_commands for {timeout_s} s: is the collision filter running?")
+
+    def _wait_for_motion(self, start_cycle: int, duration_s: float) -> None:
+        """Wait the motion's duration in the filter's cycles, then until its commands stop changing."""
+        self._wait_cycles(start_cycle + int(np.ceil(duration_s / self.model.cycle_time_s)), duration_s + self.timeout_s)
+        previous, still = self.configuration(False), 0
+        while still < SETTLED_CYCLES:
+            self._wait_cycles(self._cycles + 1, self.timeout_s)
+            q = self.configuration(False)
+            still = still + 1 if np.max(np.abs(q - previous)) < SETTLED_RAD else 0
+            previous = q
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, Real) and not isinstance(x, bool)
+
+
+def _per_joint_values(values, n: int, what: str) -> list[float]:
+    """One value for all n joints, or a list of n values."""
+    if _is_number(values):
+        return [float(values)] * n
+    values = list(values)
+    if len(values) == n and all(_is_number(v) for v in values):
+        return [float(v) for v in values]
+    raise ALMotionError(f"{what}: expected one number or {n} numbers (one per joint), got {values!r}")
+
+
+def _per_joint_lists(values, n: int, what: str) -> list[list[float]]:
+    """NAOqi's angleLists / timeLists forms: a number; a list (one joint's sequence when n == 1,
+    else one value per joint); or one list (or number) per joint."""
+    if _is_number(values):
+        return [[float(values)]] * n
+    values = list(values)
+    if all(_is_number(v) for v in values):
+        if n == 1:
+            return [[float(v) for v in values]]
+        if len(values) == n:
+            return [[float(v)] for v in values]
+    elif len(values) == n:
+        return [[float(values[i])] if _is_number(values[i]) else [float(v) for v in values[i]] for i in range(n)]
+    raise ALMotionError(f"{what}: expected a number, a list of {n} values or {n} lists, got {values!r}")

@@ -1,0 +1,120 @@
+"""ALMotion's walk methods: moveInit, moveIsActive, waitUntilMoveIsFinished, getRobotPosition,
+setMoveArmsEnabled, getMoveArmsEnabled, and the non-blocking ``post`` calls (``post.moveTo``,
+``wait``, ``isRunning``), over the walk node's topics, service and parameters (see
+nodes/walk_node.py). Builds on the locomotion methods (the planner's plan and commands).
+
+* moveIsActive: with the walk node running (its latched ``walk/active`` was received), True
+  while the walk executes steps or its centre of mass settles, or while the plan still holds
+  steps (a command sent, the walk about to start); without it, while the plan holds steps.
+* moveTo and setFootStepsWithSpeed block until the plan is empty and then, with the walk node,
+  until the walk has ended (NAOqi: "blocking until walk process is finished");
+  waitUntilMoveIsFinished likewise.
+* getRobotPosition(useSensors): [x, y, theta] in ``odom`` (this suite's FRAME_WORLD): True the
+  walk node's odometry (the measured pose), False the planner's robot position (the commanded
+  planted feet' midpoint).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+
+from nav_msgs.msg import Odometry
+from rcl_interfaces.srv import GetParameters, SetParametersAtomically
+from rclpy.parameter import Parameter
+from std_msgs.msg import Bool
+from std_srvs.srv import Trigger
+
+from ..ros.qos import LATCHED_QOS
+from .client_base import ALMotionError
+from .post import PostMethods
+
+WALK_NODE = "walk"
+ARM_CHAINS = ("LArm", "RArm")
+MOVE_INIT_TIMEOUT_S = 5.0  # the node's move_init_timeout_s default, waited for on top of the client's timeout
+SETTLE_TIMEOUT_S = 3.0  # the walk ends at most 2 s after its last step (walk_node.MAX_SETTLE_S)
+
+
+class WalkMethods(PostMethods):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        node = self.node
+        self._walk_state = threading.Condition()
+        self._walk_active: bool | None = None  # None: no walk node seen
+        self._odometry: list[float] | None = None
+        node.create_subscription(Bool, f"{WALK_NODE}/active", self._on_walk_active, LATCHED_QOS)
+        node.create_subscription(Odometry, "odom", self._on_odometry, 10)
+        self._walk_init_client = node.create_client(Trigger, f"{WALK_NODE}/move_init")
+        self._walk_set_client = node.create_client(SetParametersAtomically, f"{WALK_NODE}/set_parameters_atomically")
+        self._walk_get_client = node.create_client(GetParameters, f"{WALK_NODE}/get_parameters")
+
+    # --- NAOqi methods ------------------------------------------------------------------
+    def moveInit(self) -> None:
+        """Blocking: go to the walk's initial posture (StandInit); raises if it was not reached."""
+        response = self.call_service(self._walk_init_client, Trigger.Request(), "walk node",
+                                     MOVE_INIT_TIMEOUT_S + self.timeout_s)
+        if not response.success:
+            raise ALMotionError(f"moveInit: {response.message}")
+
+    def moveIsActive(self) -> bool:
+        with self._walk_state:
+            active = self._walk_active
+        return bool(active) or super().moveIsActive()
+
+    def waitUntilMoveIsFinished(self) -> None:
+        super().waitUntilMoveIsFinished()
+        self._walk_wait_ended()
+
+    def moveTo(self, *args, **kwargs) -> None:
+        super().moveTo(*args, **kwargs)
+        self._walk_wait_ended()
+
+    def setFootStepsWithSpeed(self, *args, **kwargs) -> None:
+        super().setFootStepsWithSpeed(*args, **kwargs)
+        self._walk_wait_ended()
+
+    def getRobotPosition(self, useSensors: bool) -> list[float]:
+        """[x, y, theta] (m, rad) in odom: measured (odometry) or commanded (the plan's feet)."""
+        if not useSensors:
+            return self._loco_plan().robot_position().as_list()
+        with self._walk_state:
+            if not self._walk_state.wait_for(lambda: self._odometry is not None, self.timeout_s):
+                raise ALMotionError(f"no odom within {self.timeout_s} s: is the walk node running?")
+            return list(self._odometry)
+
+    def setMoveArmsEnabled(self, leftArmEnable: bool, rightArmEnable: bool) -> None:
+        """Arm swing while walking, per arm (user arm commands take priority anyway)."""
+        request = SetParametersAtomically.Request(parameters=[
+            Parameter(f"move_arms_enabled.{chain}", value=bool(enabled)).to_parameter_msg()
+            for chain, enabled in zip(ARM_CHAINS, (leftArmEnable, rightArmEnable))])
+        result = self.call_service(self._walk_set_client, request, "walk node").result
+        if not result.successful:
+            raise ALMotionError(f"setMoveArmsEnabled refused: {result.reason}")
+
+    def getMoveArmsEnabled(self, chainName: str) -> bool:
+        """"LArm", "RArm", or "Arms" (True when both swing)."""
+        chains = ARM_CHAINS if chainName == "Arms" else (chainName,)
+        if chainName not in ARM_CHAINS + ("Arms",):
+            raise ALMotionError(f"chainName must be 'LArm', 'RArm' or 'Arms', got {chainName!r}")
+        request = GetParameters.Request(names=[f"move_arms_enabled.{chain}" for chain in chains])
+        values = self.call_service(self._walk_get_client, request, "walk node").values
+        return all(v.bool_value for v in values)
+
+    # --- plumbing -----------------------------------------------------------------------
+    def _on_walk_active(self, msg: Bool) -> None:
+        with self._walk_state:
+            self._walk_active = msg.data
+            self._walk_state.notify_all()
+
+    def _on_odometry(self, msg: Odometry) -> None:
+        p, q = msg.pose.pose.position, msg.pose.pose.orientation
+        yaw = math.atan2(2.0 * (q.w * q.z + q.x * q.y), 1.0 - 2.0 * (q.y * q.y + q.z * q.z))
+        with self._walk_state:
+            self._odometry = [p.x, p.y, yaw]
+            self._walk_state.notify_all()
+
+    def _walk_wait_ended(self) -> None:
+        """Until the walk node says the walk is over (at once without a walk node)."""
+        with self._walk_state:
+            if not self._walk_state.wait_for(lambda: not self._walk_active, SETTLE_TIMEOUT_S + self.timeout_s):
+                raise ALMotionError("the walk did not end after its last step")

@@ -1,0 +1,584 @@
+"""NAOqi-style self-collision avoidance: each cycle, the command closest to the wish that is safe.
+
+The seed's formulation (NAOqi's "collision avoidance" page), per control cycle of dt_s:
+
+    minimise   1/2 sum_j w_j (dq_j - dq_wish_j)^2             (stay closest to the wished command)
+    subject to n_i . (J_a,i - J_b,i) dq <= d_i - margin        for every checked pair i near enough
+               lower <= q + dq <= upper,  |dq| <= max_velocity dt_s,  coupled head limits
+
+dq is the change of the command over the cycle (rad), d_i the signed distance of pair i at the
+current command, n_i its contact normal (from shape A to shape B) and J_a,i, J_b,i the Jacobians
+of the closest points of A and B, so n . (J_a - J_b) dq is how much closer the pair gets in the
+step. Solved with OSQP, set up once with a fixed sparsity pattern: one row per candidate pair
+(``pairs.py``), relaxed to (-inf, inf) when not needed, then update(q=, l=, u=, Ax=, Px=) and a
+warm start every cycle. When no pair row is active and the clipped wish satisfies the head
+rows, that clipped wish is the QP's solution and the solver is not called. When the wish is
+unreachable the iteration slides along the constraints and comes to rest at the nearest
+(locally) collision-free command.
+
+A pair row is active when the pair is checked (one of its arms is protected), an adjustable
+joint acts on it, and it is within the influence distance or within reach of the margin in
+this cycle (|n . (J_a - J_b)| . max step), so a pair cannot cross the margin between two checks
+whatever the influence distance.
+
+Who moves (NAOqi: "if the chain is stiff, the algorithm will modify its movement; if it has no
+stiffness, it moves the parts of the body which are stiff"):
+
+* decision variables: the Head and arm joints that move a body shape (the wrists and hands move
+  none). The legs are never changed by this filter (the whole-body balancer owns them): their
+  wished step is a known term of each row;
+* a stiff protected arm's joints are adjustable (weight 1);
+* when a protected arm has a limp joint, the stiff joints of ``yielding_chains`` become
+  adjustable too, so the other arm and the head keep clear of the limp arm;
+* other stiff variables are softly pinned to their wish (weight ``pinned_weight``): they change
+  only when the adjustable joints alone cannot keep a pair apart;
+* limp joints (stiffness < ``limp_stiffness``) are not controlled: their command follows the
+  measured position (so stiffening again does not jump) and their step is 0.
+
+Closer than the margin (start-up from a measured pose, a limp arm that fell), a row asks the
+pair to separate at up to ``recovery_speed_mps``. A solution is used only after its rows have
+been checked, and the new command only after its distances have been computed (they are the
+next cycle's, so FK still runs once per cycle): the rows are first order, and when two arms
+move fast a pair can end closer than predicted; below half the margin the step is halved (up
+to four times) and otherwise held. When there is none (infeasible, or the solver failed) the problem is solved again
+without the recovery push and with the legs held, where a zero step is feasible; if that fails
+too, the last safe command is held (a zero step) and the result says why.
+
+Limits: the step box keeps every joint inside its range and speed exactly (the solution is
+clipped into it); the head rows (``coupled_limits.py``), conservative and shrunk by the
+acceptance tolerance, keep HeadPitch inside its HeadYaw-dependent range; the ankles' coupled
+range is projected by the model when the (passed-through) ankles move. Pair rows are
+normalised over the variables, so every row's residual is in rad.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import Enum
+
+import numpy as np
+import osqp
+import scipy.sparse as sp
+
+from ..kinematics import ForwardKinematics, KinematicState
+from ..model import HEAD_PITCH_VS_YAW_DEG, NaoModel, project_coupled_limits
+from .coupled_limits import CoupledLimitRows
+from .distance import DistanceResult
+from .pairs import CollisionPairs, PairDistances, collision_pairs, protected_arms
+
+VARIABLE_CHAINS = ("Head", "LArm", "RArm")
+MAX_HALVINGS = 4  # a step that comes too close is shortened to 1/2, ..., 1/16, then held
+FLOOR_SLACK_M = 1e-4  # distance a pair may lose below its floor in one step (numerical noise)
+INFINITY = 1e30  # OSQP's infinity
+# Statuses whose solution is checked and then used; anything else holds the last command.
+_USABLE = (osqp.SolverStatus.OSQP_SOLVED, osqp.SolverStatus.OSQP_SOLVED_INACCURATE,
+           osqp.SolverStatus.OSQP_MAX_ITER_REACHED)
+
+
+@dataclass(frozen=True)
+class AvoidanceConfig:
+    """Tuning of the avoidance (distances in m, speeds in m/s, stiffness 0..1)."""
+
+    margin_m: float = 0.005
+    influence_distance_m: float = 0.05
+    protected_arms: tuple[str, ...] = ("LArm", "RArm")  # NAOqi's default: "Arms" protected
+    recovery_speed_mps: float = 0.05
+    limp_stiffness: float = 0.01
+    yielding_chains: tuple[str, ...] = ("Head", "LArm", "RArm")
+    pinned_weight: float = 1000.0
+    # OSQP tolerances. Steps are <= 0.1 rad and every row is in rad (pair rows are normalised):
+    # 1e-4 rad is far below the joints' resolution (~2e-3 rad), and a tighter one costs twice the
+    # iterations on random targets (benchmarks/bench_collision_filter.py).
+    eps_abs: float = 1e-4
+    eps_rel: float = 1e-4
+    max_iter: int = 400
+    # A solution is used only if no row is exceeded by more than this (rad). On a normalised pair
+    # row the distance lost is this times the row's norm (at most about 0.35 m per rad): under
+    # half a millimetre, and the check of the new command bounds it anyway.
+    acceptance_tolerance: float = 1e-3
+    dt_s: float | None = None  # None: the model's cycle time
+
+    def validate(self) -> str | None:
+        """The reason this configuration is refused, or None."""
+        if not (np.isfinite(self.margin_m) and 0.0 <= self.margin_m <= 0.05):
+            return f"margin_m must be in [0, 0.05] m, got {self.margin_m!r}"
+        if not (np.isfinite(self.influence_distance_m) and self.margin_m < self.influence_distance_m <= 0.3):
+            return f"influence_distance_m must be in (margin_m, 0.3] m, got {self.influence_distance_m!r}"
+        for arm in self.protected_arms:
+            if arm not in ("LArm", "RArm"):
+                return f"protected arm {arm!r} is not LArm or RArm"
+        unknown = set(self.yielding_chains) - set(VARIABLE_CHAINS)
+        if unknown:
+            return f"yielding_chains may only hold {VARIABLE_CHAINS} (the legs belong to the balancer), got {unknown}"
+        if not (self.recovery_speed_mps > 0.0 and 0.0 < self.limp_stiffness <= 1.0 and self.pinned_weight >= 1.0):
+            return "recovery_speed_mps must be > 0, limp_stiffness in (0, 1], pinned_weight >= 1"
+        if self.dt_s is not None and not (0.0 < self.dt_s <= 0.1):
+            return f"dt_s must be in (0, 0.1] s, got {self.dt_s!r}"
+        return None
+
+
+class Outcome(Enum):
+    SOLVED = "solved"  # the QP's solution (the clipped wish itself when that keeps every row)
+    RELAXED = "relaxed"  # infeasible with the recovery push: solved without it, legs held
+    HELD = "held"  # no acceptable solution: the last safe command is held
+
+
+@dataclass
+class AvoidanceResult:
+    """One cycle's outcome. The filter refreshes one such object every cycle, and `q` is its
+    command buffer: copy what you keep."""
+
+    q: np.ndarray
+    outcome: Outcome
+    reason: str
+    closest_distance_m: float  # over all candidate pairs, at the new command
+    active_constraints: int  # pair rows in the QP this cycle
+    binding_constraints: int  # pair rows at their bound in the accepted solution
+    iterations: int  # OSQP iterations (0: no solve needed)
+    distances: DistanceResult = field(repr=False)  # per pair at the new command (workspace view)
+
+
+class CollisionAvoidance:
+    """The filter's core: prepare once for a model, then :meth:`reset` and :meth:`step` each cycle."""
+
+    def __init__(self, model: NaoModel, config: AvoidanceConfig | None = None,
+                 fk: ForwardKinematics | None = None, pairs: CollisionPairs | None = None):
+        self.model = model
+        self.fk = fk or ForwardKinematics(model)
+        self.pairs = pairs or collision_pairs(model)
+        # Two distance workspaces: the current command's (rows are built from it) and a trial's
+        # (the checked next command), swapped when the trial is taken.
+        self._current = PairDistances(self.fk, self.pairs)
+        self._trial = PairDistances(self.fk, self.pairs)
+        config = config or AvoidanceConfig()
+        reason = config.validate()
+        if reason:
+            raise ValueError(reason)
+        self.dt_s = config.dt_s or model.cycle_time_s
+        self._setup_indices()
+        self._setup_buffers()
+        self.update_config(config)
+        self._setup_qp()
+        self.command = model.zero_configuration()
+        self._started = False
+
+    # --- set-up --------------------------------------------------------------------------
+    def _setup_indices(self) -> None:
+        model, fk = self.model, self.fk
+        kin_names = fk.joint_names
+        shape_links = np.unique(np.concatenate([self._current.link_a, self._current.link_b]))
+        moves_shape = fk.moves_link[:, shape_links].any(axis=1)
+        moving_kin = [j for j in range(len(kin_names)) if moves_shape[j]]
+        motor_of = {name: ("LHipYawPitch" if name == "RHipYawPitch" else name) for name in kin_names}
+        motors = list(dict.fromkeys(motor_of[kin_names[j]] for j in moving_kin))
+        # Columns: decision variables first, then the joints whose wish is a known term (legs).
+        variables = [n for n in motors if model.joint(n).chain in VARIABLE_CHAINS]
+        motors = variables + [n for n in motors if n not in variables]
+        self.n_var = len(variables)
+        self.motor_names = tuple(motors)
+        self.variable_names = tuple(variables)
+        self._moving_kin = np.array(moving_kin)
+        self._moving_links = self._moving_kin + 1  # joint j's child link is link j + 1
+        self._motor_model = np.array([model.joint_index(n) for n in motors])
+        self._var_model = self._motor_model[: self.n_var]
+        self._fix_model = self._motor_model[self.n_var:]
+        fold = np.zeros((len(moving_kin), len(motors)))  # kinematic columns -> motors (HipYawPitch)
+        for row, j in enumerate(moving_kin):
+            fold[row, motors.index(motor_of[kin_names[j]])] = 1.0
+        self._fold = fold
+        # masks[0 / 1][i, k]: kinematic column k moves pair i's shape A / B.
+        self._masks = np.stack([fk.moves_link[np.ix_(self._moving_kin, links)].T.astype(float)
+                                for links in (self._current.link_a, self._current.link_b)])
+        # Sparsity of the pair rows over the variables, fixed for the life of the filter.
+        self._pattern = (self._masks.sum(axis=0) @ fold[:, : self.n_var]) > 0
+        self._chain_of_var = np.array([model.joint(n).chain for n in self.variable_names])
+        self._rhip, self._lhip = model.joint_index("RHipYawPitch"), model.joint_index("LHipYawPitch")
+        self._step_max = model.max_velocity * self.dt_s
+        self._neg_step_max = -self._step_max
+        self._motor_step_max = self._step_max[self._motor_model]
+        self._ankles = np.array([model.joint_index(s + j) for s in "LR" for j in ("AnklePitch", "AnkleRoll")])
+        self._head_cols = [self.variable_names.index(n) for n in ("HeadPitch", "HeadYaw")]
+        self._pitch, self._yaw = (model.joint_index(n) for n in ("HeadPitch", "HeadYaw"))
+        self._coupled = CoupledLimitRows(HEAD_PITCH_VS_YAW_DEG, symmetric=True,
+                                         max_step_rad=float(self._step_max[self._yaw]))
+
+    def _setup_buffers(self) -> None:
+        m, nk, nm, nv, n = self.pairs.n_pairs, len(self._moving_kin), len(self.motor_names), self.n_var, \
+            self.model.n_joints
+        nc = CoupledLimitRows.n_rows
+        self._children = np.empty((nk, 4, 4))
+        self._axes_local = self.fk.axes_local[self._moving_kin]
+        # Cross products in one pass: [axes; point_a; point_b] x [origins; normal; normal].
+        self._cross_left = np.empty((nk + 2 * m, 3))
+        self._cross_right = np.empty((nk + 2 * m, 3))
+        self._cross_out = np.empty((nk + 2 * m, 3))
+        self._cross_tmp = np.empty(nk + 2 * m)
+        self._axes = self._cross_left[:nk]
+        self._c = self._cross_out[:nk]  # a_j x o_j
+        self._x_ab = self._cross_out[nk:]  # (2m, 3): point_a x n, then point_b x n
+        self._t_ab = np.empty((2 * m, nk))
+        self._t_ab3 = self._t_ab.reshape(2, m, nk)
+        self._nc = np.empty((m, nk))
+        self._g_kin = np.empty((m, nk))
+        self._abs_g = np.empty((m, nm))
+        # All A values in one source vector: pair rows (m x motors, row-major), identity, head rows.
+        self._src = np.zeros(m * nm + nv + 2 * nc)
+        self._g = self._src[: m * nm].reshape(m, nm)  # n . (J_a - J_b) per motor column
+        self._g_var = self._g[:, :nv]
+        self._g_fix = self._g[:, nv:]
+        self._src[m * nm: m * nm + nv] = 1.0
+        self._coupled_coef = self._src[m * nm + nv:].reshape(nc, 2)
+        self._coupled_rhs = np.zeros(nc)
+        self._coupled_used = np.zeros(nc, dtype=bool)
+        self._coupled_tmp = np.empty(nc)
+        self._n_rows = m + nv + nc
+        self._l = np.full(self._n_rows, -INFINITY)
+        self._u = np.full(self._n_rows, INFINITY)
+        self._u_pairs, self._u_box, self._u_head = self._u[:m], self._u[m: m + nv], self._u[m + nv:]
+        self._l_box = self._l[m: m + nv]
+        self._q = np.zeros(nv)
+        self._w = np.ones(nv)
+        self._x = np.zeros(nv)
+        self._head_x = np.zeros(2)
+        self._zero_y = np.zeros(self._n_rows)
+        self._dq_wish = np.zeros(n)
+        self._dq = np.zeros(n)
+        self._lo = np.empty(n)
+        self._hi = np.empty(n)
+        self._fix_step = np.zeros(nm - nv)
+        self._rhs = np.empty(m)
+        self._tmp_m = np.empty(m)
+        self._row_scale = np.empty(m)
+        self._g_sq = np.empty((m, nv))
+        self._active = np.zeros(m, dtype=bool)
+        self._near = np.zeros(m, dtype=bool)
+        self._stiff = np.ones(n, dtype=bool)
+        self._limp = np.zeros(n, dtype=bool)
+        self._var_stiff = np.ones(nv, dtype=bool)
+        self._adjustable = np.zeros(nv, dtype=bool)
+        self._pinned = np.zeros(nv, dtype=bool)
+        self._pattern_f = self._pattern.astype(float)
+        self._adjustable_f = np.zeros(nv)
+        self._reach = np.empty(m)
+        self._ankle_dq = np.empty(len(self._ankles))
+        # One result object, refreshed every cycle.
+        self._result = AvoidanceResult(np.zeros(n), Outcome.SOLVED, "ok", np.inf, 0, 0, 0,
+                                       self._current.workspace.result)
+        self._d_start = np.empty(m)
+        self._floor = np.empty(m)
+        self._below = np.zeros(m, dtype=bool)
+        self._actionable = np.zeros(m, dtype=bool)
+        self._q_trial = np.empty(n)
+        self._state: KinematicState | None = None  # FK of `command`, from the last check
+
+    def _setup_qp(self) -> None:
+        m, nm, nv = self.pairs.n_pairs, len(self.motor_names), self.n_var
+        rows, cols, src = [], [], []
+        for i, j in zip(*np.nonzero(self._pattern)):
+            rows.append(i), cols.append(j), src.append(i * nm + j)
+        for j in range(nv):
+            rows.append(m + j), cols.append(j), src.append(m * nm + j)
+        for r in range(CoupledLimitRows.n_rows):
+            for c, col in enumerate(self._head_cols):
+                rows.append(m + nv + r), cols.append(col), src.append(m * nm + nv + 2 * r + c)
+        order = np.lexsort((rows, cols))  # CSC order: by column, then by row
+        rows, cols = np.array(rows)[order], np.array(cols)[order]
+        self._src_index = np.array(src)[order]
+        # Placeholder values are 1 so that no entry of the pattern is dropped as a zero.
+        a = sp.csc_matrix((np.ones(len(rows)), (rows, cols)), shape=(self._n_rows, nv))
+        a.sort_indices()
+        if not (np.array_equal(a.indices, rows) and a.nnz == len(rows)):
+            raise AssertionError("CSC layout differs from the prepared value order")
+        self._ax = np.ones(len(rows))
+        cfg = self.config
+        self._solver = osqp.OSQP()
+        self._solver.setup(sp.diags(self._w, format="csc"), self._q, a, self._l, self._u,
+                           eps_abs=cfg.eps_abs, eps_rel=cfg.eps_rel, max_iter=cfg.max_iter,
+                           polishing=False, verbose=False, warm_starting=True,
+                           adaptive_rho_interval=25, check_termination=5)
+
+    # --- configuration -------------------------------------------------------------------
+    def update_config(self, config: AvoidanceConfig) -> None:
+        """Change margin, influence distance, protection, recovery, stiffness threshold, weights.
+
+        dt_s and the solver settings are fixed when the filter is set up.
+        """
+        reason = config.validate()
+        if reason:
+            raise ValueError(reason)
+        if (config.dt_s or self.model.cycle_time_s) != self.dt_s:
+            raise ValueError("dt_s is fixed when the filter is set up")
+        self.config = config
+        self._checked = self.pairs.checked(set(config.protected_arms))
+        self._var_yielding = np.isin(self._chain_of_var, config.yielding_chains)
+        self._var_protected = np.isin(self._chain_of_var, config.protected_arms)
+
+    def set_protection(self, chain_name: str, enabled: bool) -> None:
+        """NAOqi setCollisionProtectionEnabled: "LArm", "RArm" or "Arms" (ValueError otherwise)."""
+        arms = set(protected_arms(chain_name))
+        current = set(self.config.protected_arms)
+        protected = (current | arms) if enabled else (current - arms)
+        self.update_config(replace(self.config, protected_arms=tuple(sorted(protected))))
+
+    def protection_enabled(self, chain_name: str) -> bool:
+        """NAOqi getCollisionProtectionEnabled ("Arms": both arms protected)."""
+        return set(protected_arms(chain_name)) <= set(self.config.protected_arms)
+
+    # --- per cycle -----------------------------------------------------------------------
+    def reset(self, q: np.ndarray) -> None:
+        """Start from q (normally the measured joint states): the first step moves from there."""
+        self.command = self.model.clip_to_limits(self.model.mimic_hip_yaw_pitch(q))
+        self._state = None
+        self._x.fill(0.0)
+        self._solver.warm_start(x=self._x, y=self._zero_y)
+        self._started = True
+
+    def step(self, q_wish: np.ndarray, stiffness: np.ndarray | None = None,
+             q_measured: np.ndarray | None = None) -> AvoidanceResult:
+        """One cycle: the safe command closest to `q_wish` (26 joints, rad), also kept as `command`.
+
+        stiffness: (26,) 0..1 (None: all stiff). q_measured: (26,) measured positions, which
+        limp joints follow (None: limp joints keep their command).
+        """
+        if not self._started:
+            raise RuntimeError("reset(q) the filter before the first step")
+        if not np.all(np.isfinite(q_wish)):
+            raise ValueError("the wished command must be finite (validate input with nao_motion.joint_input)")
+        model, q = self.model, self.command
+        self._read_stiffness(stiffness)
+        if q_measured is not None and self._limp.any():
+            np.copyto(q, model.clip_to_limits(q_measured), where=self._limp)
+        q[self._rhip] = q[self._lhip]
+        # The last cycle's check computed FK and distances at this command: reuse them unless
+        # limp joints moved it (so FK runs once per cycle unless a step had to be shortened).
+        if self._state is None or not np.array_equal(self._state.q, q):
+            self._state = self.fk.compute(q)
+            self._current.compute(self._state)
+        dist = self._current.workspace.result
+        self._pair_rows(self._state, dist)
+        np.copyto(self._d_start, dist.distance_m)
+
+        # Step box: position and velocity limits (q is inside its range); limp joints stay.
+        np.subtract(model.lower, q, out=self._lo)
+        np.maximum(self._lo, self._neg_step_max, out=self._lo)
+        np.subtract(model.upper, q, out=self._hi)
+        np.minimum(self._hi, self._step_max, out=self._hi)
+        np.copyto(self._lo, 0.0, where=self._limp)
+        np.copyto(self._hi, 0.0, where=self._limp)
+        np.subtract(q_wish, q, out=self._dq_wish)
+        np.minimum(self._dq_wish, self._hi, out=self._dq)
+        np.maximum(self._dq, self._lo, out=self._dq)
+        self._dq.take(self._fix_model, out=self._fix_step)
+
+        self._set_rows(dist)
+        outcome, reason, iterations = self._solve(dist)
+        if outcome is Outcome.HELD:
+            self._dq.fill(0.0)
+        else:
+            self._dq[self._var_model] = self._x
+            if outcome is Outcome.RELAXED:
+                self._dq[self._fix_model] = 0.0
+        binding = self._binding() if outcome is not Outcome.HELD and iterations else 0
+        halvings = self._take_checked_step()
+        if halvings > MAX_HALVINGS:
+            outcome, reason = Outcome.HELD, "no shortened step keeps the margin: last safe command held"
+        elif halvings:
+            reason = f"{reason}; step halved {halvings} times to keep the margin (linearisation)"
+        r = self._result
+        r.q, r.outcome, r.reason, r.iterations = q, outcome, reason, iterations
+        r.distances = self._current.workspace.result
+        r.closest_distance_m = float(r.distances.distance_m.min())
+        r.active_constraints, r.binding_constraints = int(np.count_nonzero(self._active)), binding
+        return r
+
+    def _take_checked_step(self) -> int:
+        """Move the command by dq after checking the distances there (the next cycle's FK).
+
+        The rows are first order: for large steps of two moving arms the true distance can come
+        out below the linear prediction. A pair the filter acts on may not end closer than half
+        the margin (nor closer than it was, when it already was): otherwise the step is halved,
+        up to MAX_HALVINGS times, then held. Returns the number of halvings (MAX_HALVINGS + 1:
+        held).
+        """
+        q, trial = self.command, self._q_trial
+        np.minimum(self._d_start, 0.5 * self.config.margin_m, out=self._floor)
+        np.subtract(self._floor, FLOOR_SLACK_M, out=self._floor)
+        for halvings in range(MAX_HALVINGS + 1):
+            np.add(q, self._dq, out=trial)
+            trial[self._rhip] = trial[self._lhip]
+            if self._dq.take(self._ankles, out=self._ankle_dq).any():  # passed-through ankles
+                trial[:] = project_coupled_limits(self.model, trial)
+            state = self.fk.compute(trial)
+            d = self._trial.compute(state).distance_m
+            np.less(d, self._floor, out=self._below)
+            if not np.logical_and(self._below, self._actionable, out=self._below).any():
+                q[:] = trial
+                self._state = state
+                self._current, self._trial = self._trial, self._current
+                return halvings
+            self._dq *= 0.5
+        self._dq.fill(0.0)  # held: the current command and its distances stay
+        return MAX_HALVINGS + 1
+
+    def _binding(self) -> int:
+        """Active pair rows within tolerance of their bound at the solution."""
+        np.matmul(self._g_var, self._x, out=self._tmp_m)
+        np.subtract(self._tmp_m, self._u_pairs, out=self._tmp_m)
+        np.greater_equal(self._tmp_m, -self.config.acceptance_tolerance, out=self._near)
+        return int(np.count_nonzero(np.logical_and(self._near, self._active, out=self._near)))
+
+    def _read_stiffness(self, stiffness: np.ndarray | None) -> None:
+        """Limp / stiff joints, and which variables are adjustable or pinned this cycle."""
+        if stiffness is None:
+            self._stiff.fill(True)
+        else:
+            np.greater_equal(stiffness, self.config.limp_stiffness, out=self._stiff)
+        np.logical_not(self._stiff, out=self._limp)
+        stiff, adjustable = self._var_stiff, self._adjustable
+        self._stiff.take(self._var_model, out=stiff)
+        protected_limp = np.greater(self._var_protected, stiff, out=self._pinned).any()
+        if protected_limp:
+            np.logical_or(self._var_protected, self._var_yielding, out=adjustable)
+        else:
+            np.copyto(adjustable, self._var_protected)
+        np.logical_and(adjustable, stiff, out=adjustable)
+        np.greater(stiff, adjustable, out=self._pinned)
+
+    def _pair_rows(self, state: KinematicState, dist: DistanceResult) -> None:
+        """g[i, :] = n_i . (J_a(point_a) - J_b(point_b)) per motor joint, for all pairs at once.
+
+        A revolute joint j (unit axis a_j through o_j) moves a point p at a_j x (p - o_j) per
+        radian, so n . v = a_j . (p x n) - n . (a_j x o_j): cross products, then matrix products.
+        """
+        nk, m = len(self._moving_kin), self.pairs.n_pairs
+        children = self._children
+        state.link_poses.take(self._moving_links, axis=0, out=children)
+        np.einsum("nij,nj->ni", children[:, :3, :3], self._axes_local, out=self._axes)
+        right = self._cross_right
+        right[:nk] = children[:, :3, 3]
+        self._cross_left[nk: nk + m] = dist.point_a
+        self._cross_left[nk + m:] = dist.point_b
+        right[nk: nk + m] = dist.normal
+        right[nk + m:] = dist.normal
+        _cross(self._cross_left, right, self._cross_out, self._cross_tmp)
+        np.matmul(dist.normal, self._c.T, out=self._nc)
+        np.matmul(self._x_ab, self._axes.T, out=self._t_ab)
+        np.subtract(self._t_ab3, self._nc, out=self._t_ab3)
+        np.multiply(self._t_ab3, self._masks, out=self._t_ab3)
+        np.subtract(self._t_ab3[0], self._t_ab3[1], out=self._g_kin)
+        np.matmul(self._g_kin, self._fold, out=self._g)
+
+    def _set_rows(self, dist: DistanceResult) -> None:
+        """Cost, step box, pair rows and head rows of this cycle's QP."""
+        cfg, var = self.config, self._var_model
+        self._w.fill(1.0)
+        np.copyto(self._w, cfg.pinned_weight, where=self._pinned)
+        self._dq_wish.take(var, out=self._q)
+        np.multiply(self._q, self._w, out=self._q)
+        np.negative(self._q, out=self._q)
+        self._lo.take(var, out=self._l_box)
+        self._hi.take(var, out=self._u_box)
+
+        # Pair rows: g_var dq <= d - margin - g_fix dq_fix (no faster than recovery when negative).
+        d, rhs = dist.distance_m, self._rhs
+        np.subtract(d, cfg.margin_m, out=rhs)
+        np.maximum(rhs, -cfg.recovery_speed_mps * self.dt_s, out=rhs)
+        np.matmul(self._g_fix, self._fix_step, out=self._tmp_m)
+        np.subtract(rhs, self._tmp_m, out=rhs)
+        np.abs(self._g, out=self._abs_g)
+        np.matmul(self._abs_g, self._motor_step_max, out=self._tmp_m)
+        np.add(self._tmp_m, cfg.margin_m, out=self._tmp_m)
+        active = self._active
+        np.less(d, self._tmp_m, out=active)
+        np.less(d, cfg.influence_distance_m, out=self._near)
+        active |= self._near
+        np.copyto(self._adjustable_f, self._adjustable)
+        np.matmul(self._pattern_f, self._adjustable_f, out=self._reach)
+        np.greater(self._reach, 0.0, out=self._actionable)
+        self._actionable &= self._checked
+        active &= self._actionable
+        # Pair rows to unit norm over the variables (rad): their coefficients, m per rad, span
+        # two decades with the lever arm, and OSQP's scaling is fixed at set-up.
+        np.multiply(self._g_var, self._g_var, out=self._g_sq)
+        np.add.reduce(self._g_sq, axis=1, out=self._row_scale)
+        np.sqrt(self._row_scale, out=self._row_scale)
+        np.maximum(self._row_scale, 1e-9, out=self._row_scale)
+        np.divide(1.0, self._row_scale, out=self._row_scale)
+        np.multiply(self._g, self._row_scale[:, None], out=self._g)
+        np.multiply(rhs, self._row_scale, out=rhs)
+        self._u_pairs.fill(INFINITY)
+        np.copyto(self._u_pairs, rhs, where=active)
+
+        q = self.command
+        yaw_stiff = self._stiff[self._yaw]
+        self._coupled.fill(q[self._yaw], q[self._pitch], self._lo[self._yaw] if yaw_stiff else 0.0,
+                           self._hi[self._yaw] if yaw_stiff else 0.0,
+                           self._coupled_coef, self._coupled_rhs, self._coupled_used)
+        # Shrunk by the acceptance tolerance: a solution within tolerance of these rows is inside
+        # the true range (pitch moves at most that much inward to get there, well within a step).
+        np.subtract(self._coupled_rhs, cfg.acceptance_tolerance, out=self._coupled_rhs)
+        self._u_head.fill(INFINITY)
+        if self._stiff[self._pitch]:
+            np.copyto(self._u_head, self._coupled_rhs, where=self._coupled_used)
+
+    def _solve(self, dist: DistanceResult) -> tuple[Outcome, str, int]:
+        """The step of the variables into _x: (outcome, reason, OSQP iterations)."""
+        # The clipped wish minimises the cost over the box alone: if it keeps every row, it is the
+        # QP's solution, exactly (targets away from collisions pass through unchanged).
+        self._dq.take(self._var_model, out=self._x)
+        np.matmul(self._g_var, self._x, out=self._tmp_m)
+        np.subtract(self._tmp_m, self._u_pairs, out=self._tmp_m)
+        if self._tmp_m.max() <= 0.0 and self._head_rows_hold():
+            return Outcome.SOLVED, "ok", 0
+        self._src.take(self._src_index, out=self._ax)
+        self._solver.update(q=self._q, l=self._l, u=self._u, Ax=self._ax, Px=self._w)
+        result = self._solver.solve(raise_error=False)
+        iterations = int(result.info.iter)
+        if self._accept(result):
+            return Outcome.SOLVED, "ok", iterations
+        first = result.info.status
+        # Without the recovery push and with the legs held a zero step is feasible: solve again.
+        np.subtract(dist.distance_m, self.config.margin_m, out=self._rhs)
+        np.maximum(self._rhs, 0.0, out=self._rhs)
+        np.multiply(self._rhs, self._row_scale, out=self._rhs)
+        np.copyto(self._u_pairs, self._rhs, where=self._active)
+        self._solver.update(u=self._u)
+        result = self._solver.solve(raise_error=False)
+        iterations += int(result.info.iter)
+        if self._accept(result):
+            return Outcome.RELAXED, (f"QP {first} with the recovery push and the legs' motion: solved without "
+                                     "them, legs held"), iterations
+        self._x.fill(0.0)
+        self._solver.warm_start(x=self._x, y=self._zero_y)
+        return Outcome.HELD, f"QP {first}, then {result.info.status} without the recovery push: " \
+                             "last safe command held", iterations
+
+    def _accept(self, result) -> bool:
+        """Use the solution if the solver converged and every row holds within tolerance."""
+        if result.info.status_val not in _USABLE:
+            return False
+        x = self._x
+        x[:] = result.x
+        if not np.all(np.isfinite(x)):
+            return False
+        np.minimum(x, self._u_box, out=x)
+        np.maximum(x, self._l_box, out=x)
+        np.matmul(self._g_var, x, out=self._tmp_m)
+        np.subtract(self._tmp_m, self._u_pairs, out=self._tmp_m)
+        return bool(self._tmp_m.max() <= self.config.acceptance_tolerance) and self._head_rows_hold()
+
+    def _head_rows_hold(self) -> bool:
+        """Whether x keeps the head rows (shrunk by the tolerance, see _set_rows) within tolerance."""
+        x = self._x
+        self._head_x[0], self._head_x[1] = x[self._head_cols[0]], x[self._head_cols[1]]
+        np.matmul(self._coupled_coef, self._head_x, out=self._coupled_tmp)
+        np.subtract(self._coupled_tmp, self._u_head, out=self._coupled_tmp)
+        return bool(self._coupled_tmp.max() <= self.config.acceptance_tolerance)
+
+
+def _cross(a: np.ndarray, b: np.ndarray, out: np.ndarray, tmp: np.ndarray) -> None:
+    """out = a x b row by row, for (n, 3) arrays, without temporaries (np.cross allocates)."""
+    for i, j, k in ((0, 1, 2), (1, 2, 0), (2, 0, 1)):
+        np.multiply(a[:, j], b[:, k], out=out[:, i])
+        np.multiply(a[:, k], b[:, j], out=tmp)
+        np.subtract(out[:, i], tmp, out=out[:, i])

@@ -1,0 +1,76 @@
+"""Linear QP rows keeping a joint inside a range that depends on another joint, for one step.
+
+NAO's HeadPitch range depends on |HeadYaw| (model.HEAD_PITCH_VS_YAW_DEG, linear between rows).
+Within one control step the driver joint x can only move inside I = [x + step_lo, x + step_hi]
+(velocity and position limits), so the constraint y' <= F(x') (F the upper bound, or -lower
+bound with y negated) only has to hold on I. The rows are built so that
+
+* they are conservative on I: every (x', y') they allow satisfies the table;
+* the current point is always allowed (y <= F(x) implies every row holds at zero step), so the
+  QP can always keep still;
+
+which follows from F being piecewise linear with kinks farther apart than one step (checked at
+construction), so I holds at most one kink on each side of x:
+
+* the line of the segment containing x is always a row; through a convex kink it stays below F
+  on the far side too;
+* through a concave kink (slope decreasing) it would leave F, so the far segment's line is added
+  as well: the region below a concave function is the intersection of its segments' half-planes,
+  and those lines pass above the current point.
+
+Each bound uses ROWS_PER_BOUND rows with a fixed sparsity (coefficients of dy and dx); unused
+rows are relaxed by the caller (infinite right-hand side).
+"""
+
+from __future__ import annotations
+
+import bisect
+
+import numpy as np
+
+ROWS_PER_BOUND = 3
+
+
+class CoupledLimitRows:
+    """Rows c_y dy + c_x dx <= rhs for lower(x) <= y <= upper(x), valid for one step of x.
+
+    table_deg: rows (|x| or x, lower, upper) in degrees; symmetric: the table is in |x|.
+    max_step_rad: the largest |dx| in one step (kinks must be farther apart than this).
+    """
+
+    n_rows = 2 * ROWS_PER_BOUND
+
+    def __init__(self, table_deg: np.ndarray, symmetric: bool, max_step_rad: float):
+        t = np.deg2rad(np.asarray(table_deg, dtype=float))
+        if symmetric:  # F(x) = table(|x|): mirror the rows onto negative x
+            t = np.concatenate([t[:0:-1] * [-1.0, 1.0, 1.0], t])
+        x = t[:, 0]
+        # Bounds as "upper" functions with their segment slopes: upper(x) and -lower(x).
+        # Kept as Python floats: fill() does a handful of scalar operations every cycle.
+        self._x = x.tolist()
+        self._bounds = [(sign, f.tolist(), (np.diff(f) / np.diff(x)).tolist())
+                        for sign, f in ((1.0, t[:, 2]), (-1.0, -t[:, 1]))]
+        spacing = float(np.min(np.diff(x)))
+        if spacing <= max_step_rad:
+            raise ValueError(f"table breakpoints {spacing:.3f} rad apart, closer than one step {max_step_rad:.3f} rad")
+
+    def fill(self, x: float, y: float, step_lo: float, step_hi: float,
+             coefficients: np.ndarray, rhs: np.ndarray, used: np.ndarray) -> None:
+        """Write (n_rows, 2) coefficients [c_y, c_x], right-hand sides and the used-row mask."""
+        x, y, xs = float(x), float(y), self._x
+        k = min(max(bisect.bisect_right(xs, x) - 1, 0), len(xs) - 2)
+        for b, (sign, f, slopes) in enumerate(self._bounds):
+            rows = [k]
+            if k > 0 and xs[k] >= x + step_lo and slopes[k - 1] > slopes[k]:
+                rows.append(k - 1)  # concave kink on the left inside the step
+            if k + 2 < len(xs) and xs[k + 1] <= x + step_hi and slopes[k + 1] < slopes[k]:
+                rows.append(k + 1)  # concave kink on the right inside the step
+            for r in range(ROWS_PER_BOUND):
+                i = b * ROWS_PER_BOUND + r
+                seg = rows[r] if r < len(rows) else k
+                s = slopes[seg]
+                coefficients[i, 0] = sign
+                coefficients[i, 1] = -s
+                # Line of segment `seg` at the current x, minus sign * y: the room left for the step.
+                rhs[i] = f[seg] + s * (x - xs[seg]) - sign * y
+                used[i] = r < len(rows)

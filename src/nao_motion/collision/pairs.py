@@ -1,0 +1,147 @@
+"""Which body-shape pairs the self-collision filter checks, and their distances per cycle.
+
+NAOqi protects the arms ("LArm", "RArm", or both as "Arms") against the rest of the body.
+The pair rule here:
+
+* every shape of an arm (upper arm, forearm with hand) is paired with every shape that is
+  not on the same arm: torso, head, hips, legs, feet and the other arm's shapes;
+* the two shapes of one arm are not paired: they are joined at the elbow and always overlap
+  there, so the pair says nothing about a collision;
+* nothing else is left out. The upper arm against the chest sphere is the closest pair at rest
+  (about 1 cm) but it does not always touch: with the arm lowered (ShoulderPitch near 90 deg)
+  and ShoulderRoll at its inward limit it is 6 mm deep, so it is checked like any other pair.
+  Pairs between two non-arm shapes (head against torso, leg against leg) are not
+  self-collisions NAOqi avoids and are not listed.
+
+Arm-against-arm pairs appear once (left shape first) and are checked when either arm is
+protected. All pairs are computed together, every cycle, by one call of the vectorised
+distance core with a preallocated workspace; the avoidance QP keeps one constraint row per
+pair (relaxed when not needed), so its sparsity pattern never changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..body_shapes import Capsule, body_capsules
+from ..kinematics import ForwardKinematics, KinematicState
+from ..model import NaoModel
+from .distance import DistanceResult, DistanceWorkspace, capsule_capsule_distance
+
+#: Chains NAOqi's setCollisionProtectionEnabled accepts, and the arms each one protects.
+PROTECTION_CHAINS: dict[str, tuple[str, ...]] = {"LArm": ("LArm",), "RArm": ("RArm",), "Arms": ("LArm", "RArm")}
+#: Protected arm -> body_shapes group of its shapes.
+ARM_GROUPS: dict[str, str] = {"LArm": "l_arm", "RArm": "r_arm"}
+
+
+def protected_arms(chain_name: str) -> tuple[str, ...]:
+    """The arms a NAOqi protection chain name stands for; ValueError (with the reason) otherwise."""
+    try:
+        return PROTECTION_CHAINS[chain_name]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"unknown collision protection chain {chain_name!r}: expected one of {sorted(PROTECTION_CHAINS)}"
+        ) from None
+
+
+@dataclass(frozen=True)
+class CollisionPairs:
+    """The checked pairs: shape A is always an arm shape, shape B any other shape.
+
+    first / second: (n_pairs,) indices into `shapes`; arm_of_pair: (n_pairs, 2) bool, column k
+    True when the pair has a shape on ``ARMS[k]`` (LArm, RArm), i.e. protecting that arm checks it.
+    """
+
+    shapes: tuple[Capsule, ...]
+    first: np.ndarray
+    second: np.ndarray
+    arm_of_pair: np.ndarray
+
+    ARMS = ("LArm", "RArm")
+
+    @property
+    def n_pairs(self) -> int:
+        return len(self.first)
+
+    def names(self, i: int) -> tuple[str, str]:
+        return self.shapes[self.first[i]].name, self.shapes[self.second[i]].name
+
+    def checked(self, protected: set[str] | frozenset[str]) -> np.ndarray:
+        """(n_pairs,) bool: pairs checked when the arms in `protected` are protected."""
+        columns = [k for k, arm in enumerate(self.ARMS) if arm in protected]
+        return self.arm_of_pair[:, columns].any(axis=1)
+
+
+def collision_pairs(model: NaoModel, shapes: list[Capsule] | None = None) -> CollisionPairs:
+    """The pairs by the rule of the module docstring (shapes default to body_shapes.body_capsules)."""
+    shapes = tuple(shapes if shapes is not None else body_capsules(model))
+    arm_of_group = {group: arm for arm, group in ARM_GROUPS.items()}
+    arm_shapes = [i for i, s in enumerate(shapes) if s.group in arm_of_group]
+    first, second = [], []
+    for i in arm_shapes:
+        for j, other in enumerate(shapes):
+            if other.group == shapes[i].group:
+                continue  # same arm: joined at the elbow
+            if j in arm_shapes and shapes[j].group < shapes[i].group:
+                continue  # arm-arm pair already listed from the left ("l_arm" < "r_arm")
+            first.append(i)
+            second.append(j)
+    arm_of_pair = np.zeros((len(first), len(CollisionPairs.ARMS)), dtype=bool)
+    for k, arm in enumerate(CollisionPairs.ARMS):
+        group = ARM_GROUPS[arm]
+        arm_of_pair[:, k] = [shapes[a].group == group or shapes[b].group == group for a, b in zip(first, second)]
+    return CollisionPairs(shapes, np.array(first, dtype=int), np.array(second, dtype=int), arm_of_pair)
+
+
+class PairDistances:
+    """Per-cycle distances of all pairs for a kinematic state, into preallocated buffers.
+
+    Shape end points are moved from their link frames into the torso frame with one batched
+    product; the pair arrays are gathered with ``take(..., out=)``; the distance core then
+    writes into its workspace. :meth:`compute` returns the workspace's result (overwritten by
+    the next call).
+    """
+
+    def __init__(self, fk: ForwardKinematics, pairs: CollisionPairs):
+        self.fk = fk
+        self.pairs = pairs
+        link_index = {name: i for i, name in enumerate(fk.link_names)}
+        shapes = pairs.shapes
+        self.shape_link = np.array([link_index[s.link] for s in shapes])
+        # Homogeneous local end points, (n_shapes, 4, 2): columns p and q.
+        ends = np.ones((len(shapes), 4, 2))
+        ends[:, :3, 0] = [s.p_m for s in shapes]
+        ends[:, :3, 1] = [s.q_m for s in shapes]
+        self._ends_local = ends
+        self.radius_m = np.array([s.radius_m for s in shapes])
+        self.link_a = self.shape_link[pairs.first]
+        self.link_b = self.shape_link[pairs.second]
+        n, m = len(shapes), pairs.n_pairs
+        self._poses = np.empty((n, 4, 4))
+        self._ends = np.empty((n, 4, 2))
+        self.p_world = np.empty((n, 3))
+        self.q_world = np.empty((n, 3))
+        self._p1, self._q1 = np.empty((m, 3)), np.empty((m, 3))
+        self._p2, self._q2 = np.empty((m, 3)), np.empty((m, 3))
+        self._r1 = self.radius_m[pairs.first]
+        self._r2 = self.radius_m[pairs.second]
+        self.workspace = DistanceWorkspace(m)
+
+    def compute(self, state: KinematicState) -> DistanceResult:
+        state.link_poses.take(self.shape_link, axis=0, out=self._poses)
+        np.matmul(self._poses, self._ends_local, out=self._ends)
+        self.p_world[:] = self._ends[:, :3, 0]
+        self.q_world[:] = self._ends[:, :3, 1]
+        first, second = self.pairs.first, self.pairs.second
+        self.p_world.take(first, axis=0, out=self._p1)
+        self.q_world.take(first, axis=0, out=self._q1)
+        self.p_world.take(second, axis=0, out=self._p2)
+        self.q_world.take(second, axis=0, out=self._q2)
+        return capsule_capsule_distance(self._p1, self._q1, self._r1, self._p2, self._q2, self._r2,
+                                        workspace=self.workspace)
+
+    def at(self, q: np.ndarray) -> DistanceResult:
+        """Distances at configuration q (runs the FK; for checks and tests, not the cycle)."""
+        return self.compute(self.fk.compute(q))

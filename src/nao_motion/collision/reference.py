@@ -1,0 +1,184 @@
+"""The wished command per cycle, from joint targets and trajectories (the filter's input side).
+
+* A target (``joint_targets``, setAngles, angleInterpolationWithSpeed) moves the named joints
+  in a straight line in joint space from where the command is, all arriving together, the
+  slowest joint at its speed (``speeds_rps``): NAOqi's angleInterpolationWithSpeed timing.
+* A trajectory (``joint_trajectory``, angleInterpolation) is interpolated linearly between its
+  points at the cycle rate, from the current command to its first point (at that point's
+  time, or at once when it is 0).
+* A new motion takes its joints over from older ones (NAOqi: the last command wins); joints
+  without a motion keep their last wished value.
+* Joints held by the caller (limp joints) wish their measured value and drop out of motions,
+  so stiffening them again starts from where they are.
+
+Positions are clipped into the joints' ranges here; speed limits and the coupled head / ankle
+ranges are the avoidance's. Input is validated here, for the node and the tests alike:
+malformed input raises :class:`~nao_motion.joint_input.JointInputError` saying why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from ..joint_input import JointInputError, parse_joint_values
+from ..model import NaoModel
+
+
+@dataclass
+class Targets:
+    """Validated targets: model indices, positions (rad, clipped to range) and speeds (rad/s)."""
+
+    indices: np.ndarray
+    positions: np.ndarray
+    speeds_rps: np.ndarray
+
+
+@dataclass
+class Trajectory:
+    """Validated trajectory: model indices, point times (s, increasing) and (k, n) positions."""
+
+    indices: np.ndarray
+    times_s: np.ndarray
+    positions: np.ndarray
+
+
+def parse_targets(model: NaoModel, names: Sequence[str], positions: Sequence[float],
+                  velocities: Sequence[float], speed_fraction: float) -> Targets:
+    """Targets from a JointState-like message; empty `velocities` means speed_fraction * max speed.
+
+    Given velocities (rad/s, > 0, one per name) set each joint's speed, capped at its maximum.
+    """
+    if len(names) == 0:
+        raise JointInputError("no joint names")
+    parsed = parse_joint_values(model, names, positions)
+    vmax = model.max_velocity[parsed.indices]
+    if len(velocities) == 0:
+        speeds = speed_fraction * vmax
+    else:
+        speeds = np.asarray(velocities, dtype=float)
+        if speeds.shape != (len(names),):
+            raise JointInputError(f"{len(names)} joint names but {len(velocities)} velocity values")
+        if not np.all(np.isfinite(speeds) & (speeds > 0.0)):
+            raise JointInputError(f"velocities must be finite and > 0 (speeds in rad/s), got {list(speeds)}")
+        speeds = np.minimum(speeds, vmax)
+    clipped = np.clip(parsed.values, model.lower[parsed.indices], model.upper[parsed.indices])
+    return Targets(parsed.indices, clipped, speeds)
+
+
+def parse_trajectory(model: NaoModel, names: Sequence[str], times_s: Sequence[float],
+                     points: Sequence[Sequence[float]]) -> Trajectory:
+    """A trajectory from joint names, point times and point positions (one row per point)."""
+    if len(names) == 0:
+        raise JointInputError("no joint names")
+    if len(points) == 0:
+        raise JointInputError("no trajectory points")
+    rows = []
+    for k, positions in enumerate(points):
+        try:
+            rows.append(parse_joint_values(model, names, positions))
+        except JointInputError as err:
+            raise JointInputError(f"point {k}: {err}") from None
+    times = np.asarray(times_s, dtype=float)
+    if not np.all(np.isfinite(times)) or times[0] < 0.0:
+        raise JointInputError(f"time_from_start must be finite and >= 0, got {list(times)}")
+    backwards = np.flatnonzero(np.diff(times) <= 0.0)
+    if len(backwards):
+        k = int(backwards[0]) + 1
+        raise JointInputError(f"time_from_start goes backwards at point {k}: {times[k]} s after {times[k - 1]} s")
+    indices = rows[0].indices
+    positions = np.clip(np.stack([r.values for r in rows]), model.lower[indices], model.upper[indices])
+    return Trajectory(indices, times, positions)
+
+
+@dataclass
+class _Motion:
+    """A target or trajectory for some joints, interpolated into a buffer prepared with it."""
+
+    indices: np.ndarray  # model indices of the joints it drives
+    start_s: float
+    times_s: np.ndarray  # (k,), from 0
+    positions: np.ndarray  # (k, n)
+
+    def __post_init__(self):
+        self._value = np.empty(len(self.indices))
+
+    def release(self, taken: np.ndarray) -> None:
+        """Stop driving the joints where `taken` (bool, model order) is True."""
+        keep = ~taken[self.indices]
+        if not keep.all():
+            self.indices, self.positions = self.indices[keep], self.positions[:, keep]
+            self._value = np.empty(len(self.indices))
+
+    def write(self, now_s: float, q: np.ndarray) -> bool:
+        """Write the positions at `now_s` into q (nothing before the start); True once over."""
+        t = now_s - self.start_s
+        times, points, value = self.times_s, self.positions, self._value
+        if t >= times[-1]:
+            q[self.indices] = points[-1]
+            return True
+        if t > 0.0:
+            k = int(np.searchsorted(times, t, side="right")) - 1
+            np.subtract(points[k + 1], points[k], out=value)
+            value *= (t - times[k]) / (times[k + 1] - times[k])
+            value += points[k]
+            q[self.indices] = value
+        return False
+
+
+class JointReference:
+    """Per-cycle wished positions of all joints (model order) from targets and trajectories."""
+
+    def __init__(self, model: NaoModel):
+        self.model = model
+        self.q = model.zero_configuration()
+        self._motions: list[_Motion] = []
+
+    def reset(self, q: np.ndarray) -> None:
+        self.q[:] = q
+        self._motions.clear()
+
+    @property
+    def moving(self) -> bool:
+        return bool(self._motions)
+
+    def move_to(self, targets: Targets, start: np.ndarray, now_s: float) -> float:
+        """Straight line from `start` (the current command) to the targets; returns its duration (s)."""
+        delta = np.abs(targets.positions - start[targets.indices])
+        duration_s = float(np.max(delta / targets.speeds_rps))
+        if duration_s <= 0.0:
+            self._add(_Motion(targets.indices, now_s, np.zeros(1), targets.positions[None, :]))
+        else:
+            points = np.stack([start[targets.indices], targets.positions])
+            self._add(_Motion(targets.indices, now_s, np.array([0.0, duration_s]), points))
+        return duration_s
+
+    def follow(self, trajectory: Trajectory, start: np.ndarray, start_s: float) -> float:
+        """Interpolate `trajectory` from `start_s`, beginning at `start`; returns its duration (s)."""
+        times, points = trajectory.times_s, trajectory.positions
+        if times[0] > 0.0:
+            times = np.concatenate([[0.0], times])
+            points = np.concatenate([start[trajectory.indices][None, :], points])
+        self._add(_Motion(trajectory.indices, start_s, times, points))
+        return float(times[-1])
+
+    def _add(self, motion: _Motion) -> None:
+        taken = np.zeros(self.model.n_joints, dtype=bool)
+        taken[motion.indices] = True
+        for older in self._motions:
+            older.release(taken)
+        self._motions = [m for m in self._motions if len(m.indices)] + [motion]
+
+    def sample(self, now_s: float, hold: np.ndarray | None = None, hold_values: np.ndarray | None = None) -> np.ndarray:
+        """The wish at `now_s` (the reference's buffer); `hold` joints wish `hold_values`."""
+        holding = hold is not None and hold.any()
+        if holding:
+            for motion in self._motions:
+                motion.release(hold)
+            np.copyto(self.q, hold_values, where=hold)
+        over = [motion.write(now_s, self.q) for motion in self._motions]
+        if holding or any(over):
+            self._motions = [m for m, done in zip(self._motions, over) if not done and len(m.indices)]
+        return self.q

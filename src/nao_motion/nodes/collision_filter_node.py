@@ -1,0 +1,293 @@
+"""Collision filter node: joint targets and trajectories in, self-collision-free joint commands out.
+
+A thin adapter over :mod:`nao_motion.collision` (reference.py: the wish per cycle;
+avoidance.py: NAOqi's avoidance QP). Every motion cycle (model.cycle_time_s, on the node's clock,
+so ``use_sim_time`` is followed) it samples the wish, filters it and publishes the command.
+
+Subscriptions
+  ``joint_targets`` (sensor_msgs/JointState): target ``position`` per named joint, reached in a
+      straight line in joint space, all joints arriving together; ``velocity`` empty (speed =
+      ``max_speed_fraction`` x each joint's maximum) or one speed in rad/s per name (capped at the
+      maximum; the ALMotion client sends fractionMaxSpeed this way).
+  ``joint_trajectory`` (trajectory_msgs/JointTrajectory): points interpolated linearly at the cycle
+      rate from the current command; ``header.stamp`` zero = start now, else start then.
+  ``joint_states`` (sensor_msgs/JointState): measured positions. Nothing is commanded before every
+      kinematic joint has been measured once; the first command is the measured pose (no jump);
+      limp joints follow it.
+  ``joint_stiffness`` (sensor_msgs/JointState): stiffness 0..1 in ``effort`` (the simulator's
+      convention: an empty ``name`` list with one value sets every joint; values outside 0..1
+      are clamped). Until a message arrives every joint counts as stiff (stiffness 1).
+  A malformed command (no names or points, unknown or duplicate joints, NaN/inf, lengths that do
+  not match, trajectory times going backwards) is rejected whole with a log line; the robot keeps
+  its last safe command.
+
+Publications
+  ``joint_commands`` (sensor_msgs/JointState): name + position of all 26 joints, every cycle once
+      started. In the full suite this is remapped to ``collision_filter/safe_joint_commands``, the
+      whole-body node's input.
+  ``collision_filter/closest_distance`` (std_msgs/Float64): closest distance (m) between an arm and
+      the rest of the body over all candidate pairs, at the last published command.
+  ``collision_filter/markers`` (visualization_msgs/MarkerArray, 10 Hz): the body shapes in their
+      link frames (frame_locked, rviz moves them with TF), coloured by their closest distance:
+      green beyond the influence distance, yellow to orange inside it, red within the margin.
+  ``/diagnostics``: cycle time, active and binding constraints, closest distance, last outcome.
+
+Services
+  ``collision_filter/set_protection/LArm``, ``.../RArm``, ``.../Arms`` (std_srvs/SetBool): NAOqi's
+      setCollisionProtectionEnabled; the state is the ``protected_chains`` parameter (query it with
+      ``ros2 param get`` or the get_parameters service, as the ALMotion client does).
+
+Parameters (changes are validated as a whole and refused with the reason)
+  ``nao_version`` (V5/V6, start-up), ``protected_chains`` (names from LArm, RArm, Arms; default
+  [Arms] as NAOqi), ``margin_m`` (0.005), ``influence_distance_m`` (0.05), ``max_speed_fraction``
+  (0.3).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from functools import partial
+
+import numpy as np
+from diagnostic_msgs.msg import DiagnosticStatus
+from geometry_msgs.msg import Point
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from sensor_msgs.msg import JointState
+from std_msgs.msg import ColorRGBA, Float64
+from std_srvs.srv import SetBool
+from trajectory_msgs.msg import JointTrajectory
+from visualization_msgs.msg import Marker, MarkerArray
+
+from ..collision.avoidance import AvoidanceConfig, CollisionAvoidance, Outcome
+from ..collision.pairs import PROTECTION_CHAINS, protected_arms
+from ..collision.reference import JointReference, parse_targets, parse_trajectory
+from ..joint_input import JointInputError, parse_joint_values
+from ..model import SUPPORTED_VERSIONS, NaoModel
+from ..ros.conversions import stamp_seconds
+from ..ros.node_tools import CycleDiagnostics, ValidatedParameters, merge_joint_positions, run_node, throttled_warning
+from ..ros.qos import CYCLE_QOS
+
+MARKER_PERIOD_S = 0.1
+DEFAULT_SPEED_FRACTION = 0.3  # of each joint's maximum speed, for joint_targets without velocities
+
+
+class CollisionFilterNode(Node):
+    def __init__(self, **kwargs):
+        super().__init__("collision_filter", **kwargs)
+        self.declare_parameter("nao_version", "V5")
+        version = self.get_parameter("nao_version").value
+        if version not in SUPPORTED_VERSIONS:
+            raise ValueError(f"nao_version must be one of {SUPPORTED_VERSIONS}, got {version!r}")
+        self.model = NaoModel(version)
+        self.filter = CollisionAvoidance(self.model)
+        self.reference = JointReference(self.model)
+        n = self.model.n_joints
+        self.measured = np.zeros(n)
+        self.received = np.zeros(n, dtype=bool)
+        self.required = np.array([j in self.filter.fk.joint_names and j != "RHipYawPitch"
+                                  for j in self.model.joint_names])
+        self.stiffness = np.ones(n)
+        self.limp = np.zeros(n, dtype=bool)
+        self.started = False
+        defaults = self.filter.config
+        self.params = ValidatedParameters(
+            self,
+            {"protected_chains": ["Arms"], "margin_m": defaults.margin_m,
+             "influence_distance_m": defaults.influence_distance_m, "max_speed_fraction": DEFAULT_SPEED_FRACTION},
+            {
+                "protected_chains": f"chains protected against self-collision, from {sorted(PROTECTION_CHAINS)}",
+                "margin_m": "distance (m) kept between an arm and the rest of the body, in [0, 0.05]",
+                "influence_distance_m": "pairs closer than this (m) are constrained, in (margin_m, 0.3]",
+                "max_speed_fraction": "speed of joint_targets without velocities, fraction of max, in (0, 1]",
+            },
+            self._validate, self._apply,
+        )
+
+        self.command_pub = self.create_publisher(JointState, "joint_commands", CYCLE_QOS)
+        self.distance_pub = self.create_publisher(Float64, "collision_filter/closest_distance", CYCLE_QOS)
+        self.marker_pub = self.create_publisher(MarkerArray, "collision_filter/markers", 10)
+        self.create_subscription(JointState, "joint_targets", self.on_targets, CYCLE_QOS)
+        self.create_subscription(JointTrajectory, "joint_trajectory", self.on_trajectory, CYCLE_QOS)
+        self.create_subscription(JointState, "joint_states", self.on_joint_states, CYCLE_QOS)
+        self.create_subscription(JointState, "joint_stiffness", self.on_stiffness, CYCLE_QOS)
+        for chain in PROTECTION_CHAINS:
+            self.create_service(SetBool, f"collision_filter/set_protection/{chain}",
+                                partial(self.on_set_protection, chain))
+
+        # Prepared once; each cycle only fills the numbers in.
+        self.command_msg = JointState(name=list(self.model.joint_names))
+        self.distance_msg = Float64()
+        self.markers = self._make_markers()
+        self.last_markers_s = -np.inf
+        self.diagnostics = CycleDiagnostics(self, "collision_filter", self.model.cycle_time_s)
+        self.diagnostics.set_status(DiagnosticStatus.WARN, "waiting for joint_states")
+        self.create_timer(self.model.cycle_time_s, self.on_cycle)
+        self.get_logger().info(
+            f"collision filter for NAO {version}: {self.filter.pairs.n_pairs} pairs, "
+            f"protected {sorted(self.filter.config.protected_arms)}")
+
+    # --- parameters and protection --------------------------------------------------------
+    def _config(self, values: dict) -> AvoidanceConfig:
+        arms = sorted({arm for chain in values["protected_chains"] for arm in protected_arms(chain)})
+        return replace(self.filter.config, protected_arms=tuple(arms), margin_m=values["margin_m"],
+                       influence_distance_m=values["influence_distance_m"])
+
+    def _validate(self, values: dict) -> str | None:
+        chains = values["protected_chains"]
+        if not isinstance(chains, (list, tuple)) or not all(isinstance(c, str) for c in chains):
+            return f"protected_chains must be a list of chain names, got {chains!r}"
+        for chain in chains:
+            if chain not in PROTECTION_CHAINS:
+                return f"unknown collision protection chain {chain!r}: expected one of {sorted(PROTECTION_CHAINS)}"
+        for name in ("margin_m", "influence_distance_m", "max_speed_fraction"):
+            if not isinstance(values[name], float):
+                return f"{name} must be a float, got {values[name]!r}"
+        if not 0.0 < values["max_speed_fraction"] <= 1.0:
+            return f"max_speed_fraction must be in (0, 1], got {values['max_speed_fraction']!r}"
+        return self._config(values).validate()
+
+    def _apply(self, values: dict) -> None:
+        self.filter.update_config(self._config(values))
+        self.speed_fraction = values["max_speed_fraction"]
+
+    def on_set_protection(self, chain: str, request: SetBool.Request, response: SetBool.Response):
+        arms = set(self.filter.config.protected_arms)
+        arms = (arms | set(PROTECTION_CHAINS[chain])) if request.data else (arms - set(PROTECTION_CHAINS[chain]))
+        result = self.set_parameters([Parameter("protected_chains", Parameter.Type.STRING_ARRAY, sorted(arms))])[0]
+        response.success = result.successful
+        state = "enabled" if request.data else "disabled"
+        response.message = f"{chain} collision protection {state}" if result.successful else result.reason
+        self.get_logger().info(response.message)
+        return response
+
+    # --- inputs -----------------------------------------------------------------------------
+    def _now_s(self) -> float:
+        return self.get_clock().now().nanoseconds * 1e-9
+
+    def _reject(self, topic: str, reason: str) -> None:
+        # Not throttled: each rejected command is one line saying why.
+        self.get_logger().warning(f"{topic} rejected, the robot keeps its last safe command: {reason}")
+
+    def on_targets(self, msg: JointState) -> None:
+        try:
+            targets = parse_targets(self.model, msg.name, msg.position, msg.velocity, self.speed_fraction)
+        except JointInputError as err:
+            self._reject("joint_targets", str(err))
+            return
+        if not self.started:
+            self._reject("joint_targets", "no joint_states received yet")
+            return
+        self.reference.move_to(targets, self.filter.command, self._now_s())
+
+    def on_trajectory(self, msg: JointTrajectory) -> None:
+        try:
+            trajectory = parse_trajectory(
+                self.model, msg.joint_names, [p.time_from_start.sec + p.time_from_start.nanosec * 1e-9
+                                              for p in msg.points], [p.positions for p in msg.points])
+        except JointInputError as err:
+            self._reject("joint_trajectory", str(err))
+            return
+        if not self.started:
+            self._reject("joint_trajectory", "no joint_states received yet")
+            return
+        stamp_s = stamp_seconds(msg.header.stamp)
+        self.reference.follow(trajectory, self.filter.command, stamp_s if stamp_s > 0.0 else self._now_s())
+
+    def on_joint_states(self, msg: JointState) -> None:
+        merge_joint_positions(self, "joint_states", self.model, msg, self.measured, self.received)
+
+    def on_stiffness(self, msg: JointState) -> None:
+        if not msg.name and len(msg.effort) == 1:
+            names, values = self.model.joint_names, [msg.effort[0]] * self.model.n_joints
+        else:
+            names, values = msg.name, msg.effort
+        try:
+            parsed = parse_joint_values(self.model, names, values, what="stiffness (effort)")
+        except JointInputError as err:
+            self._reject("joint_stiffness", str(err))
+            return
+        if np.any((parsed.values < 0.0) | (parsed.values > 1.0)):
+            throttled_warning(self, "stiffness_range", "stiffness outside 0..1 clamped")
+        self.stiffness[parsed.indices] = np.clip(parsed.values, 0.0, 1.0)
+
+    # --- cycle ------------------------------------------------------------------------------
+    def on_cycle(self) -> None:
+        start = time.perf_counter()
+        if not self.started:
+            if not np.all(self.received[self.required]):
+                return
+            self.filter.reset(self.measured)
+            self.reference.reset(self.filter.command)
+            self.started = True
+            self.diagnostics.set_status(DiagnosticStatus.OK, "ok")
+        now_s = self._now_s()
+        np.less(self.stiffness, self.filter.config.limp_stiffness, out=self.limp)
+        wish = self.reference.sample(now_s, self.limp, self.measured)
+        result = self.filter.step(wish, self.stiffness, self.measured)
+        self._publish(result, now_s)
+        if result.outcome is not Outcome.SOLVED:
+            throttled_warning(self, "outcome", f"collision filter: {result.reason}")
+        self.diagnostics.record(time.perf_counter() - start)
+        self.diagnostics.values.update({
+            "closest_distance_m": f"{result.closest_distance_m:.4f}",
+            "active_constraints": result.active_constraints,
+            "binding_constraints": result.binding_constraints,
+            "outcome": result.outcome.value,
+            "protected_chains": ",".join(sorted(self.filter.config.protected_arms)) or "none",
+        })
+        level = DiagnosticStatus.OK if result.outcome is Outcome.SOLVED else DiagnosticStatus.WARN
+        self.diagnostics.set_status(level, result.reason)
+
+    def _publish(self, result, now_s: float) -> None:
+        stamp = self.get_clock().now().to_msg()
+        self.command_msg.header.stamp = stamp
+        self.command_msg.position = result.q.tolist()
+        self.command_pub.publish(self.command_msg)
+        self.distance_msg.data = result.closest_distance_m
+        self.distance_pub.publish(self.distance_msg)
+        if now_s - self.last_markers_s >= MARKER_PERIOD_S:
+            self.last_markers_s = now_s
+            self._colour_markers(result.distances.distance_m)
+            self.marker_pub.publish(self.markers)
+
+    # --- markers ----------------------------------------------------------------------------
+    def _make_markers(self) -> MarkerArray:
+        """One SPHERE_LIST per shape in its link frame: spheres of the shape's radius along its
+        axis, close enough to draw the capsule."""
+        markers = MarkerArray()
+        for i, shape in enumerate(self.filter.pairs.shapes):
+            m = Marker(ns="collision_shapes", id=i, type=Marker.SPHERE_LIST, action=Marker.ADD, frame_locked=True)
+            m.header.frame_id = shape.link
+            m.pose.orientation.w = 1.0
+            m.scale.x = m.scale.y = m.scale.z = 2.0 * shape.radius_m
+            count = 1 if shape.is_sphere else int(np.ceil(shape.length_m / (0.25 * shape.radius_m))) + 1
+            for s in np.linspace(0.0, 1.0, count):
+                x, y, z = (np.asarray(shape.p_m) + s * (np.asarray(shape.q_m) - np.asarray(shape.p_m))).tolist()
+                m.points.append(Point(x=x, y=y, z=z))
+            markers.markers.append(m)
+        return markers
+
+    def _colour_markers(self, pair_distance_m: np.ndarray) -> None:
+        pairs = self.filter.pairs
+        closest = np.full(len(pairs.shapes), np.inf)
+        np.minimum.at(closest, pairs.first, pair_distance_m)
+        np.minimum.at(closest, pairs.second, pair_distance_m)
+        margin, influence = self.filter.config.margin_m, self.filter.config.influence_distance_m
+        for marker, d in zip(self.markers.markers, closest):
+            if d <= margin:
+                rgb = (1.0, 0.0, 0.0)
+            elif d < influence:  # yellow at the influence distance to orange at the margin
+                rgb = (1.0, 0.5 + 0.5 * (d - margin) / (influence - margin), 0.0)
+            else:
+                rgb = (0.2, 0.8, 0.2)
+            marker.color = ColorRGBA(r=rgb[0], g=rgb[1], b=rgb[2], a=0.5)
+
+
+def main(args=None) -> None:
+    run_node(CollisionFilterNode, args)
+
+
+if __name__ == "__main__":
+    main()

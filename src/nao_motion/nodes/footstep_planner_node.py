@@ -1,0 +1,291 @@
+"""Footstep planner node: NAOqi's moveTo / move / moveToward / setFootSteps as ROS interfaces.
+
+A thin adapter over :class:`nao_motion.footsteps.FootstepPlanner`. Every motion cycle
+(model.cycle_time_s on the node's clock, so ``use_sim_time`` is followed) it advances the planner
+to the clock (completed steps leave the queue, a velocity walk is refilled) and publishes the plan
+when it changed, else at ``PLAN_PERIOD_S``. Commands apply at once, after the unchangeable steps
+(NAOqi's preview window); the last command wins. A plan from standing starts one preview window
+after the command, so that the walk's preview controller sees its first step coming. The planted
+feet start at the origin of ``odom``, FootSeparation apart, and then follow the planned steps (the
+walk generator executes them).
+
+| kind | name | type | meaning |
+|---|---|---|---|
+| sub | `cmd_vel` | geometry_msgs/Twist | move(linear.x m/s, linear.y m/s, angular.z rad/s), robot frame; other fields ignored; a zero twist stops like stopMove. Move config: the gait parameters (per-foot ones included) and `frequency` |
+| sub | `cmd_vel_normalized` | geometry_msgs/Twist | moveToward(linear.x, linear.y, angular.z), each in [-1, 1] (fractions of the maximum step); same config as `cmd_vel` |
+| sub | `goal_pose` | geometry_msgs/PoseStamped | moveTo the pose (rviz "2D Goal Pose"): frame `odom` or "" as is, any other frame through /tf into `odom`; position x, y and yaw used. Config: the common gait parameters (NAOqi's moveTo takes no per-foot keys nor Frequency). Refused (plan kept): unknown frame, NaN/inf, zero quaternion, farther than `max_goal_distance_m` |
+| sub | `footsteps/request` | std_msgs/Float64MultiArray | setFootSteps / setFootStepsWithSpeed (legs, poses relative to the other foot, times or speeds, clearExisting); layout in `nao_motion.ros.footstep_messages` |
+| pub | `footsteps/plan` | std_msgs/Float64MultiArray (transient local) | planted feet + every planned step (leg, times on the node's clock, poses in `odom`, gait values, unchangeable flag), on every change and at 2 Hz; layout and codec in `nao_motion.ros.footstep_messages` |
+| pub | `footsteps/markers` | visualization_msgs/MarkerArray | with the plan, frame `odom`: NAO sole boxes; left green, right red; planted feet dark, unchangeable steps opaque, changeable steps translucent |
+| pub | `/diagnostics` | diagnostic_msgs/DiagnosticArray | cycle time, mode, steps, unchangeable steps, accepted and refused commands, last refusal |
+| srv | `stop_move` | std_srvs/Trigger | stopMove: the unchangeable steps, then the feet together |
+| srv | `kill_move` | std_srvs/Trigger | killMove: every step dropped at once, the one in progress included |
+| param | `MaxStepX`, `MaxStepY`, `MaxStepTheta`, `MaxStepFrequency`, `StepHeight`, `TorsoWx`, `TorsoWy` | double | the move config (NAOqi keys, m / rad / normalised), NAOqi's defaults and ranges; used from the next command |
+| param | `Left<key>`, `Right<key>` (e.g. `LeftStepHeight`) | double | per-foot override of a key for cmd_vel / cmd_vel_normalized; NaN (default) = the common value |
+| param | `frequency` | double | moveToward's/move's normalised step frequency, [0, 1] (1.0) |
+| param | `max_goal_distance_m` | double | goal_pose farther than this from the robot is refused as unreachable (20.0) |
+| param | `nao_version`, `preview_s` | string, double (start-up) | V5/V6 (cycle time); NAOqi's preview window, s (0.8) |
+
+Parameter changes are validated as a whole with the planner's own move-config parser
+(``set_parameters_atomically`` for several) and refused with the reason; nothing is half-applied.
+A malformed or refused message never stops the node: it logs the reason (throttled), counts it in
+the plan's ``refused_commands`` and keeps the current plan.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+
+import numpy as np
+from diagnostic_msgs.msg import DiagnosticStatus
+from geometry_msgs.msg import PoseStamped, Twist
+from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.node import Node
+from std_msgs.msg import ColorRGBA, Float64MultiArray
+from std_srvs.srv import Trigger
+from visualization_msgs.msg import Marker, MarkerArray
+
+from ..footsteps import NAO_FOOT_BOXES, FootstepError, FootstepPlanner, Leg, Pose2D
+from ..footsteps.gait_config import FREQUENCY_KEY, GAIT_PARAMETERS, MoveConfigError, parse_move_config
+from ..model import SUPPORTED_VERSIONS, NaoModel
+from ..ros.footstep_messages import (
+    PER_FOOT_KEYS, SETTABLE_KEYS, FootstepMessageError, FootstepPlan, decode_request, encode_plan, plan_of)
+from ..ros.node_tools import CycleDiagnostics, ValidatedParameters, run_node, throttled_warning
+from ..ros.qos import LATCHED_QOS
+from ..ros.tf_listener import TfListener
+from ..spatial import rotation_from_quaternion_xyzw, transform
+
+ODOM_FRAME = "odom"
+PLAN_PERIOD_S = 0.5
+SOLE_THICKNESS_M = 0.004
+LEG_RGB = {Leg.LEFT: (0.1, 0.75, 0.2), Leg.RIGHT: (0.9, 0.2, 0.15)}
+
+
+class FootstepPlannerNode(Node):
+    def __init__(self, **kwargs):
+        super().__init__("footstep_planner", **kwargs)
+        startup = ParameterDescriptor(read_only=True)
+        self.declare_parameter("nao_version", "V5", startup)
+        self.declare_parameter("preview_s", 0.8, startup)
+        version = self.get_parameter("nao_version").value
+        if version not in SUPPORTED_VERSIONS:
+            raise ValueError(f"nao_version must be one of {SUPPORTED_VERSIONS}, got {version!r}")
+        preview_s = self.get_parameter("preview_s").value
+        self.model = NaoModel(version)
+        self.planner = FootstepPlanner(now_s=self._now_s(), preview_s=preview_s)
+        self.accepted = self.refused = 0
+        self.last_refusal = "none"
+        defaults = {key: GAIT_PARAMETERS[key].default for key in SETTABLE_KEYS}
+        defaults.update({key: math.nan for key in PER_FOOT_KEYS})
+        defaults.update({"frequency": 1.0, "max_goal_distance_m": 20.0})
+        descriptions = {key: f"{p.description} ({p.unit or 'normalised'}), in [{p.minimum:.3f}, {p.maximum:.3f}]"
+                        for key, p in GAIT_PARAMETERS.items() if p.settable}
+        descriptions.update({key: "per-foot override for cmd_vel / cmd_vel_normalized; NaN = the common value"
+                             for key in PER_FOOT_KEYS})
+        descriptions["frequency"] = "normalised step frequency of cmd_vel / cmd_vel_normalized, in [0, 1]"
+        descriptions["max_goal_distance_m"] = "goal_pose farther than this (m) is refused as unreachable, > 0"
+        self.params = ValidatedParameters(self, defaults, descriptions, self._validate, self._apply)
+
+        self.tf = TfListener(self)
+        self.plan_pub = self.create_publisher(Float64MultiArray, "footsteps/plan", LATCHED_QOS)
+        self.marker_pub = self.create_publisher(MarkerArray, "footsteps/markers", 10)
+        self.create_subscription(Twist, "cmd_vel", self.on_cmd_vel, 10)
+        self.create_subscription(Twist, "cmd_vel_normalized", self.on_cmd_vel_normalized, 10)
+        self.create_subscription(PoseStamped, "goal_pose", self.on_goal_pose, 10)
+        self.create_subscription(Float64MultiArray, "footsteps/request", self.on_footsteps_request, 10)
+        self.create_service(Trigger, "stop_move", self.on_stop_move)
+        self.create_service(Trigger, "kill_move", self.on_kill_move)
+
+        # Prepared once: each leg's sole box (centre in the sole frame, size) and the colours.
+        self.sole_boxes = {leg: _box_centre_and_size(box)
+                           for leg, box in ((Leg.LEFT, NAO_FOOT_BOXES.left), (Leg.RIGHT, NAO_FOOT_BOXES.right))}
+        self.colours = {(leg, kind): ColorRGBA(r=r * shade, g=g * shade, b=b * shade, a=alpha)
+                        for leg, (r, g, b) in LEG_RGB.items()
+                        for kind, shade, alpha in (("planted", 0.5, 1.0), ("unchangeable", 1.0, 0.9),
+                                                   ("changeable", 1.0, 0.35))}
+        self.published_steps: tuple = ()  # held, so that `is` comparisons cannot meet a reused object
+        self.published_key: tuple | None = None
+        self.last_plan_s = -math.inf
+        self.diagnostics = CycleDiagnostics(self, "footstep_planner", self.model.cycle_time_s)
+        self.create_timer(self.model.cycle_time_s, self.on_cycle)
+        self.get_logger().info(f"footstep planner for NAO {version}: preview {preview_s} s, plans in {ODOM_FRAME!r}")
+
+    # --- parameters ---------------------------------------------------------------------------
+    @staticmethod
+    def _move_config(values: dict, per_foot: bool) -> list[list]:
+        """NAOqi move-config list of the parameters: common keys (+ set per-foot keys and Frequency)."""
+        entries = [[key, values[key]] for key in SETTABLE_KEYS]
+        if per_foot:
+            entries += [[key, values[key]] for key in PER_FOOT_KEYS if not math.isnan(values[key])]
+            entries.append([FREQUENCY_KEY, values["frequency"]])
+        return entries
+
+    def _validate(self, values: dict) -> str | None:
+        for name, value in values.items():
+            if not isinstance(value, float):
+                return f"{name} must be a double, got {value!r}"
+        if not (math.isfinite(values["max_goal_distance_m"]) and values["max_goal_distance_m"] > 0.0):
+            return f"max_goal_distance_m must be finite and > 0, got {values['max_goal_distance_m']!r}"
+        try:
+            parse_move_config(self._move_config(values, per_foot=True))
+        except MoveConfigError as err:
+            self.last_refusal = f"parameters: {err}"
+            return str(err)
+        return None
+
+    def _apply(self, values: dict) -> None:
+        self.velocity_config = self._move_config(values, per_foot=True)
+        self.move_to_config = self._move_config(values, per_foot=False)
+        self.max_goal_distance_m = values["max_goal_distance_m"]
+
+    # --- commands -----------------------------------------------------------------------------
+    def _now_s(self) -> float:
+        return self.get_clock().now().nanoseconds * 1e-9
+
+    def _advance(self) -> None:
+        now_s = self._now_s()
+        if now_s < self.planner.now_s:
+            # The clock went back (simulation reset): the plan's times are meaningless now.
+            feet = self.planner.feet
+            self.planner.reset(feet.left, feet.right, now_s)
+            throttled_warning(self, "clock", "the clock went backwards: plan dropped, feet kept")
+        self.planner.advance_to(now_s)
+
+    def _command(self, source: str, command: Callable[[], None]) -> bool:
+        """Run a planner command now; a refusal keeps the plan and is logged with the reason."""
+        self._advance()
+        try:
+            command()
+        except FootstepError as err:
+            self._refuse(source, str(err))
+            return False
+        self.accepted += 1
+        self._publish_plan()
+        return True
+
+    def _refuse(self, source: str, reason: str) -> None:
+        self.refused += 1
+        self.last_refusal = f"{source}: {reason}"
+        throttled_warning(self, f"{source}: {reason}", f"{source} refused, the plan is kept: {reason}", 1.0)
+        self._publish_plan()  # the refusal count tells a waiting client
+
+    def on_cmd_vel(self, msg: Twist) -> None:
+        v, w = msg.linear, msg.angular
+        self._command("cmd_vel", lambda: self.planner.move(v.x, v.y, w.z, self.velocity_config))
+
+    def on_cmd_vel_normalized(self, msg: Twist) -> None:
+        v, w = msg.linear, msg.angular
+        self._command("cmd_vel_normalized", lambda: self.planner.move_toward(v.x, v.y, w.z, self.velocity_config))
+
+    def on_goal_pose(self, msg: PoseStamped) -> None:
+        try:
+            goal = self._goal_in_odom(msg)
+        except ValueError as err:
+            self._refuse("goal_pose", str(err))
+            return
+        self._advance()
+        relative = goal.relative_to(self.planner.get_robot_position())
+        distance_m = math.hypot(relative.x, relative.y)
+        if distance_m > self.max_goal_distance_m:
+            self._refuse("goal_pose", f"unreachable: {distance_m:.2f} m away, more than "
+                                      f"max_goal_distance_m ({self.max_goal_distance_m} m)")
+            return
+        self._command("goal_pose", lambda: self.planner.move_to(
+            relative.x, relative.y, relative.theta, self.move_to_config))
+
+    def _goal_in_odom(self, msg: PoseStamped) -> Pose2D:
+        p, o = msg.pose.position, msg.pose.orientation
+        values = np.array([p.x, p.y, p.z, o.x, o.y, o.z, o.w])
+        if not np.all(np.isfinite(values)):
+            raise ValueError("non-finite position or orientation")
+        if np.linalg.norm(values[3:]) < 1e-6:
+            raise ValueError("zero orientation quaternion")
+        pose = transform(rotation_from_quaternion_xyzw(values[3:]), values[:3])
+        frame = msg.header.frame_id.lstrip("/")
+        if frame not in ("", ODOM_FRAME):
+            try:
+                pose = self.tf.lookup(frame, ODOM_FRAME) @ pose
+            except KeyError:
+                raise ValueError(f"unknown frame {frame!r}: no transform to {ODOM_FRAME!r} on /tf") from None
+        return Pose2D.from_transform(pose)
+
+    def on_footsteps_request(self, msg: Float64MultiArray) -> None:
+        try:
+            request = decode_request(msg)
+        except FootstepMessageError as err:
+            self._refuse("footsteps/request", str(err))
+            return
+        method = self.planner.set_foot_steps_with_speed if request.with_speed else self.planner.set_foot_steps
+        self._command("footsteps/request",
+                      lambda: method(request.legs, request.poses, request.timing, request.clear_existing))
+
+    def on_stop_move(self, request: Trigger.Request, response: Trigger.Response):
+        response.success = self._command("stop_move", self.planner.stop_move)
+        response.message = f"stopping after {len(self.planner.steps())} steps"
+        return response
+
+    def on_kill_move(self, request: Trigger.Request, response: Trigger.Response):
+        response.success = self._command("kill_move", self.planner.kill_move)
+        response.message = "every step dropped"
+        return response
+
+    # --- cycle --------------------------------------------------------------------------------
+    def on_cycle(self) -> None:
+        start = time.perf_counter()
+        self._advance()
+        steps = self.planner.steps()
+        key = (self.accepted, self.refused, len(steps), len(self.planner.unchangeable_steps()))
+        changed = key != self.published_key or (steps and not (
+            steps[0] is self.published_steps[0] and steps[-1] is self.published_steps[-1]))
+        if changed or self.planner.now_s - self.last_plan_s >= PLAN_PERIOD_S:
+            self._publish_plan()
+        self.diagnostics.record(time.perf_counter() - start)
+        self.diagnostics.values.update({
+            "mode": self.planner.mode.value, "steps": len(steps),
+            "unchangeable_steps": key[3], "accepted_commands": self.accepted,
+            "refused_commands": self.refused, "last_refusal": self.last_refusal,
+        })
+        self.diagnostics.set_status(DiagnosticStatus.OK, self.planner.mode.value)
+
+    def _publish_plan(self) -> None:
+        feet = self.planner.feet
+        steps = self.planner.steps()
+        unchangeable = len(self.planner.unchangeable_steps())
+        plan = plan_of(self.planner.now_s, self.accepted, self.refused, feet.left, feet.right, steps, unchangeable)
+        self.plan_pub.publish(encode_plan(plan))
+        self.marker_pub.publish(self._markers(plan))
+        self.published_steps, self.published_key = steps, (self.accepted, self.refused, len(steps), unchangeable)
+        self.last_plan_s = self.planner.now_s
+
+    # --- markers ------------------------------------------------------------------------------
+    def _markers(self, plan: FootstepPlan) -> MarkerArray:
+        stamp = self.get_clock().now().to_msg()
+        markers = [Marker(action=Marker.DELETEALL)]
+        feet = [(Leg.LEFT, plan.left, "planted"), (Leg.RIGHT, plan.right, "planted")]
+        feet += [(s.leg, s.target, "unchangeable" if s.unchangeable else "changeable") for s in plan.steps]
+        for i, (leg, pose, kind) in enumerate(feet):
+            (cx, cy), (sx, sy) = self.sole_boxes[leg]
+            m = Marker(ns=kind, id=i, type=Marker.CUBE, action=Marker.ADD, color=self.colours[(leg, kind)])
+            m.header.frame_id, m.header.stamp = ODOM_FRAME, stamp
+            m.pose.position.x, m.pose.position.y = pose.transform_point(cx, cy)
+            m.pose.position.z = 0.5 * SOLE_THICKNESS_M
+            m.pose.orientation.z, m.pose.orientation.w = math.sin(0.5 * pose.theta), math.cos(0.5 * pose.theta)
+            m.scale.x, m.scale.y, m.scale.z = sx, sy, SOLE_THICKNESS_M
+            markers.append(m)
+        return MarkerArray(markers=markers)
+
+
+def _box_centre_and_size(box) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Centre (in the sole frame) and size of an axis-aligned sole box, m."""
+    xs, ys = [v[0] for v in box], [v[1] for v in box]
+    return ((0.5 * (min(xs) + max(xs)), 0.5 * (min(ys) + max(ys))), (max(xs) - min(xs), max(ys) - min(ys)))
+
+
+def main(args=None) -> None:
+    run_node(FootstepPlannerNode, args)
+
+
+if __name__ == "__main__":
+    main()

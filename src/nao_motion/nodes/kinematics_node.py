@@ -1,0 +1,182 @@
+"""Kinematics node: joint states in; /tf, /tf_static, robot_description, centre of mass out.
+
+Publication follows each valid joint_states message. Input handling (also in the README):
+- a message with mismatched name/position lengths, duplicate names or a NaN/infinite
+  position of a NAO joint is dropped whole (throttled warning), nothing is published from it;
+- names that are not NAO joints are ignored (throttled warning), the rest is used;
+- joints missing from a message keep their last received value; nothing is published until
+  every kinematic joint (RHipYawPitch excepted: it follows LHipYawPitch) has been received once;
+- stale input (no valid message for `stale_timeout_s`): publication stops, a warning is logged
+  and the diagnostics turn WARN, so TF consumers see old data as old rather than as current.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from diagnostic_msgs.msg import DiagnosticStatus
+from geometry_msgs.msg import PointStamped
+from rclpy.node import Node
+from sensor_msgs.msg import Imu, JointState
+from std_msgs.msg import String
+
+from ..joint_input import JointInputError, parse_joint_values
+from ..kinematics import ForwardKinematics
+from ..model import SUPPORTED_VERSIONS, NaoModel
+from ..ros.conversions import (
+    IMU_ORIENTATION_ERROR,
+    fill_transforms,
+    imu_attitude,
+    stamp_seconds,
+    transform_msg,
+    transform_stamped,
+)
+from ..ros.node_tools import CycleDiagnostics, TfPublisher, ValidatedParameters, run_node, throttled_warning
+from ..ros.qos import CYCLE_QOS, LATCHED_QOS
+from ..spatial import inverse
+from ..urdf import generate_urdf
+
+
+class KinematicsNode(Node):
+    def __init__(self, **kwargs):
+        super().__init__("kinematics", **kwargs)
+        self.declare_parameter("nao_version", "V5")
+        version = self.get_parameter("nao_version").value
+        if version not in SUPPORTED_VERSIONS:
+            raise ValueError(f"nao_version must be one of {SUPPORTED_VERSIONS}, got {version!r}")
+        self.model = NaoModel(version)
+        self.fk = ForwardKinematics(self.model)
+        self.params = ValidatedParameters(
+            self,
+            {"stale_timeout_s": 0.5, "use_imu": True, "publish_base_footprint": True},
+            {
+                "stale_timeout_s": "stop publishing when no valid joint_states for this long (s, > 0)",
+                "use_imu": "take the vertical for base_footprint from imu (else: the lower sole is flat)",
+                "publish_base_footprint": "publish base_footprint -> base_link (REP-120)",
+            },
+            self._validate, lambda values: None,
+        )
+        n = self.model.n_joints
+        self.q = np.zeros(n)
+        self.received = np.zeros(n, dtype=bool)
+        self.required = np.array([j in self.fk.joint_names and j != "RHipYawPitch" for j in self.model.joint_names])
+        self.stamp = None
+        self.last_valid_s = None
+        self.torso_attitude = None
+        self.imu_time_s = None
+        self.stale = False
+
+        self.tf = TfPublisher(self)
+        self.description_pub = self.create_publisher(String, "robot_description", LATCHED_QOS)
+        self.description_pub.publish(String(data=generate_urdf(self.model)))
+        self.com_pub = self.create_publisher(PointStamped, "com", CYCLE_QOS)
+        self.create_subscription(JointState, "joint_states", self.on_joint_states, CYCLE_QOS)
+        self.create_subscription(Imu, "imu", self.on_imu, CYCLE_QOS)
+        self._publish_static()
+
+        # Prepared once; each cycle only fills the numbers in.
+        self.joint_transforms = [
+            transform_stamped(self.model.parent_link(j), self.model.joint(j).child_link, np.eye(4), self._now())
+            for j in self.fk.joint_names
+        ]
+        self.footprint_transform = transform_stamped("base_footprint", "base_link", np.eye(4), self._now())
+        self.com_msg = PointStamped()
+        self.com_msg.header.frame_id = "torso"
+        self.diagnostics = CycleDiagnostics(self, "kinematics", self.model.cycle_time_s)
+        # TF follows joint_states (which arrive once per motion cycle) with the same stamp, like
+        # robot_state_publisher; a slower timer only watches for stale input.
+        self.create_timer(0.1, self.check_stale)
+        self.get_logger().info(
+            f"kinematics for NAO {version}: {len(self.fk.frame_names())} frames, TF via {self.tf.backend}")
+
+    @staticmethod
+    def _validate(values: dict) -> str | None:
+        if not (isinstance(values["stale_timeout_s"], float) and values["stale_timeout_s"] > 0.0):
+            return f"stale_timeout_s must be a float > 0, got {values['stale_timeout_s']!r}"
+        for flag in ("use_imu", "publish_base_footprint"):
+            if not isinstance(values[flag], bool):
+                return f"{flag} must be a bool, got {values[flag]!r}"
+        return None
+
+    def _now(self):
+        return self.get_clock().now().to_msg()
+
+    def _now_s(self) -> float:
+        return self.get_clock().now().nanoseconds * 1e-9
+
+    def _publish_static(self) -> None:
+        stamp = self._now()
+        transforms = [transform_stamped("base_link", "torso", np.eye(4), stamp)]
+        transforms += [
+            transform_stamped(f.parent_link, f.name, f.transform, stamp)
+            for f in self.model.fixed_frames() if f.name != "base_link"
+        ]
+        self.tf.send_static(transforms)
+
+    def on_joint_states(self, msg: JointState) -> None:
+        try:
+            parsed = parse_joint_values(self.model, msg.name, msg.position, unknown_names="ignore")
+        except JointInputError as err:
+            throttled_warning(self, "joint_states", f"joint_states message dropped: {err}")
+            return
+        if parsed.ignored_names:
+            throttled_warning(self, "unknown", f"ignoring unknown joints in joint_states: {parsed.ignored_names}")
+        self.q[parsed.indices] = parsed.values
+        self.received[parsed.indices] = True
+        self.stamp = msg.header.stamp if stamp_seconds(msg.header.stamp) > 0.0 else self._now()
+        self.last_valid_s = self._now_s()
+        self.on_cycle()
+
+    def on_imu(self, msg: Imu) -> None:
+        attitude = imu_attitude(msg)
+        if attitude is None:
+            throttled_warning(self, "imu", IMU_ORIENTATION_ERROR)
+            return
+        self.torso_attitude = attitude
+        self.imu_time_s = self._now_s()
+
+    def check_stale(self) -> None:
+        timeout = self.params.values["stale_timeout_s"]
+        if self.last_valid_s is not None and self._now_s() - self.last_valid_s > timeout and not self.stale:
+            self.stale = True
+            self.get_logger().warning(f"joint_states stale (> {timeout} s): TF publication paused")
+            self.diagnostics.set_status(DiagnosticStatus.WARN, "joint_states stale")
+
+    def on_cycle(self) -> None:
+        """Publish the transforms and centre of mass of the newest valid joint state."""
+        start = time.perf_counter()
+        if not np.all(self.received[self.required]):
+            missing = [n for n, r, req in zip(self.model.joint_names, self.received, self.required) if req and not r]
+            throttled_warning(self, "missing", f"waiting for joints before publishing TF: {missing}")
+            return
+        if self.stale:
+            self.stale = False
+            self.diagnostics.set_status(DiagnosticStatus.OK, "ok")
+        self._publish(self.last_valid_s)
+        self.diagnostics.record(time.perf_counter() - start)
+
+    def _publish(self, now_s: float) -> None:
+        state = self.fk.compute(self.q)
+        fill_transforms(self.joint_transforms, state.joint_local_poses,
+                        state.joint_local_quaternions(self.fk.axes_local), self.stamp)
+        transforms = self.joint_transforms
+        if self.params.values["publish_base_footprint"]:
+            imu_ok = (self.params.values["use_imu"] and self.imu_time_s is not None
+                      and now_s - self.imu_time_s <= self.params.values["stale_timeout_s"])
+            footprint = self.fk.ground_frame(state, self.torso_attitude if imu_ok else None, yaw_from="torso")
+            self.footprint_transform.header.stamp = self.stamp
+            transform_msg(inverse(footprint), self.footprint_transform.transform)
+            transforms = transforms + [self.footprint_transform]
+        self.tf.send(transforms)
+        self.com_msg.header.stamp = self.stamp
+        self.com_msg.point.x, self.com_msg.point.y, self.com_msg.point.z = state.com_torso_m.tolist()
+        self.com_pub.publish(self.com_msg)
+
+
+def main(args=None) -> None:
+    run_node(KinematicsNode, args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,354 @@
+"""Simulator node: a simulated NAO (MuJoCo) behind the robot driver's topics.
+
+A thin adapter over :class:`nao_motion.sim.simulator.NaoSimulator`. The node is the clock: it
+steps the physics one motion cycle (10 ms V5, 12 ms V6) per tick and publishes sim time on
+``/clock``; the other nodes run with ``use_sim_time:=true``. This node itself must not.
+
+Subscriptions
+  ``joint_commands`` (sensor_msgs/JointState): ``name`` + ``position`` (rad), optional
+      ``velocity`` (rad/s, feed-forward; empty or one per name). Joints not named keep their
+      command. Positions are clamped to the joint limits (coupled head/ankle limits included).
+      RHipYawPitch follows LHipYawPitch (one motor): its entry is ignored when LHipYawPitch is
+      in the message and drives the shared motor when it is alone. A message with an unknown
+      joint name, duplicate names, a length mismatch or a NaN/inf value is ignored whole
+      (throttled warning).
+  ``joint_stiffness`` (sensor_msgs/JointState): stiffness 0..1 in the ``effort`` field, one per
+      name (values outside 0..1 are clamped). An empty ``name`` list with ONE effort value sets
+      every joint. Same validation as joint_commands.
+  ``push`` (geometry_msgs/WrenchStamped): a force (N) applied at the torso's centre of mass for
+      ``push_duration_s`` seconds of sim time, in the frame ``header.frame_id``: "" or "world"
+      (world frame), "torso" or "base_link" (torso frame at the moment the push starts). The
+      torque part is ignored.
+
+Publications (stamped with sim time)
+  ``joint_states`` (sensor_msgs/JointState): all 26 joints, position (rad), velocity (rad/s),
+      effort (motor torque, N m).
+  ``imu`` (sensor_msgs/Imu, frame ``torso``): orientation in the world frame, angular velocity
+      and linear acceleration (gravity included, as an accelerometer reads it) in the torso
+      frame. Covariances all zero (unknown).
+  ``fsr/left``, ``fsr/right`` (std_msgs/Float32MultiArray): 4 forces (N), order FL, FR, RL, RR
+      (front/rear, left/right in the sole frame); layout dim[0].label "FL,FR,RL,RR".
+  ``ground_truth/odom`` (nav_msgs/Odometry): the true torso pose in ``world`` (child frame
+      ``torso``), twist in the torso frame.
+  ``/clock`` (rosgraph_msgs/Clock), ``/diagnostics`` (cycle time, real-time factor, falls).
+
+Services
+  ``reset`` (std_srvs/Trigger): back to ``initial_posture`` with ``initial_stiffness``; sim time
+      goes on (no jump back on /clock).
+
+Parameters
+  ``nao_version`` (V5/V6), ``physics_step_s`` (0.002; must divide the cycle),
+  ``initial_posture`` (a name from nao_motion.postures), ``initial_stiffness`` (1.0),
+  ``actuation_delay_cycles`` (0), ``self_collision`` (false): read at start-up;
+  ``real_time_factor`` (1.0 = wall time, 2.0 = twice as fast, 0 = as fast as possible),
+  ``push_duration_s`` (0.1), ``lockstep`` (false: when true the simulator steps one cycle per
+  received joint_commands message, so a controller that answers every joint_states runs
+  deterministically, as fast as both can): changeable at run time.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from diagnostic_msgs.msg import DiagnosticStatus
+from geometry_msgs.msg import WrenchStamped
+from nav_msgs.msg import Odometry
+from rclpy.clock import Clock, ClockType
+from rclpy.node import Node
+from rosgraph_msgs.msg import Clock as ClockMsg
+from sensor_msgs.msg import Imu, JointState
+from std_msgs.msg import Float32MultiArray, MultiArrayDimension
+from std_srvs.srv import Trigger
+
+from ..joint_input import JointInputError, parse_joint_values
+from ..model import SUPPORTED_VERSIONS, NaoModel
+from ..postures import POSTURES
+from ..ros.node_tools import CycleDiagnostics, ValidatedParameters, run_node, throttled_warning
+from ..ros.qos import CYCLE_QOS
+from ..sim.fsr import FSR_NAMES
+from ..sim.simulator import NaoSimulator, SimState, SimulationDiverged
+
+# Most motion cycles stepped in one late tick to catch up with the wall-clock schedule.
+MAX_CATCH_UP_CYCLES = 5
+
+WORLD_FRAMES = ("", "world")
+TORSO_FRAMES = ("torso", "base_link")
+
+
+def sim_time_msg(t_s: float):
+    """builtin_interfaces/Time of a simulation time in seconds (helper candidate for ros/conversions)."""
+    from builtin_interfaces.msg import Time
+
+    ns = int(round(t_s * 1e9))
+    return Time(sec=ns // 1_000_000_000, nanosec=ns % 1_000_000_000)
+
+
+class SimulatorNode(Node):
+    def __init__(self, **kwargs):
+        super().__init__("simulator", **kwargs)
+        startup = {
+            "nao_version": "V5", "physics_step_s": 0.002, "initial_posture": "StandInit",
+            "initial_stiffness": 1.0, "actuation_delay_cycles": 0, "self_collision": False,
+        }
+        for name, default in startup.items():
+            self.declare_parameter(name, default)
+        cfg = {name: self.get_parameter(name).value for name in startup}
+        reason = self._validate_startup(cfg)
+        if reason:
+            raise ValueError(f"invalid start-up parameters: {reason}")
+        self.model = NaoModel(cfg["nao_version"])
+        self.initial_stiffness = float(cfg["initial_stiffness"])
+        self.sim = NaoSimulator(
+            self.model, physics_step_s=cfg["physics_step_s"], initial_posture=cfg["initial_posture"],
+            initial_stiffness=self.initial_stiffness, self_collision=cfg["self_collision"],
+            actuation_delay_cycles=cfg["actuation_delay_cycles"],
+        )
+        self._timer = None
+        self._steady = Clock(clock_type=ClockType.STEADY_TIME)
+        self._pending_commands = 0
+        self._was_fallen = False
+        self._rtf_window = (time.monotonic(), self.sim.time_s)
+        self.diagnostics = CycleDiagnostics(self, "simulator", self.sim.control_period_s)
+
+        # Publishers, with messages prepared once.
+        self.joint_pub = self.create_publisher(JointState, "joint_states", CYCLE_QOS)
+        self.imu_pub = self.create_publisher(Imu, "imu", CYCLE_QOS)
+        self.fsr_pubs = {side: self.create_publisher(Float32MultiArray, f"fsr/{side}", CYCLE_QOS)
+                         for side in ("left", "right")}
+        self.odom_pub = self.create_publisher(Odometry, "ground_truth/odom", CYCLE_QOS)
+        self.clock_pub = self.create_publisher(ClockMsg, "/clock", 10)
+        self.joint_msg = JointState(name=list(self.model.joint_names))
+        self.imu_msg = Imu()
+        self.imu_msg.header.frame_id = "torso"
+        self.odom_msg = Odometry()
+        self.odom_msg.header.frame_id = "world"
+        self.odom_msg.child_frame_id = "torso"
+        layout_dim = MultiArrayDimension(label=",".join(FSR_NAMES), size=len(FSR_NAMES), stride=len(FSR_NAMES))
+        self.fsr_msgs = {side: Float32MultiArray() for side in ("left", "right")}
+        for msg in self.fsr_msgs.values():
+            msg.layout.dim = [layout_dim]
+
+        self.create_subscription(JointState, "joint_commands", self.on_joint_commands, CYCLE_QOS)
+        self.create_subscription(JointState, "joint_stiffness", self.on_joint_stiffness, CYCLE_QOS)
+        self.create_subscription(WrenchStamped, "push", self.on_push, 10)
+        self.create_service(Trigger, "reset", self.on_reset)
+
+        self.params = ValidatedParameters(
+            self, {"real_time_factor": 1.0, "push_duration_s": 0.1, "lockstep": False},
+            {
+                "real_time_factor": "sim seconds per wall second (1 = wall time, 0 = as fast as possible)",
+                "push_duration_s": "duration (s, sim time) of a force received on `push`",
+                "lockstep": "step one cycle per joint_commands message",
+            },
+            self._validate, self._apply,
+        )
+        self.publish_state(self.sim.state)
+        self.get_logger().info(
+            f"simulated NAO {self.model.version}: cycle {self.sim.control_period_s * 1e3:.0f} ms, physics step "
+            f"{self.sim.physics_step_s * 1e3:.1f} ms, posture {cfg['initial_posture']}, "
+            f"real_time_factor {self.params.values['real_time_factor']}")
+
+    # --- parameters ---------------------------------------------------------------------------
+    @staticmethod
+    def _validate_startup(cfg: dict) -> str | None:
+        if cfg["nao_version"] not in SUPPORTED_VERSIONS:
+            return f"nao_version must be one of {SUPPORTED_VERSIONS}, got {cfg['nao_version']!r}"
+        if not isinstance(cfg["physics_step_s"], float) or not 0.0 < cfg["physics_step_s"] <= 0.005:
+            return f"physics_step_s must be a float in (0, 0.005], got {cfg['physics_step_s']!r}"
+        if cfg["initial_posture"] not in POSTURES:
+            return f"initial_posture must be one of {sorted(POSTURES)}, got {cfg['initial_posture']!r}"
+        if not isinstance(cfg["initial_stiffness"], float) or not 0.0 <= cfg["initial_stiffness"] <= 1.0:
+            return f"initial_stiffness must be a float in [0, 1], got {cfg['initial_stiffness']!r}"
+        if not isinstance(cfg["actuation_delay_cycles"], int) or not 0 <= cfg["actuation_delay_cycles"] <= 10:
+            return f"actuation_delay_cycles must be an integer in 0..10, got {cfg['actuation_delay_cycles']!r}"
+        if not isinstance(cfg["self_collision"], bool):
+            return f"self_collision must be a bool, got {cfg['self_collision']!r}"
+        return None
+
+    @staticmethod
+    def _validate(values: dict) -> str | None:
+        rtf = values["real_time_factor"]
+        if not isinstance(rtf, float) or not np.isfinite(rtf) or rtf < 0.0:
+            return f"real_time_factor must be a float >= 0, got {rtf!r}"
+        d = values["push_duration_s"]
+        if not isinstance(d, float) or not np.isfinite(d) or not 0.0 < d <= 10.0:
+            return f"push_duration_s must be a float in (0, 10], got {d!r}"
+        if not isinstance(values["lockstep"], bool):
+            return f"lockstep must be a bool, got {values['lockstep']!r}"
+        return None
+
+    def _apply(self, values: dict) -> None:
+        if self._timer is not None:
+            self.destroy_timer(self._timer)
+        rtf = values["real_time_factor"]
+        period = self.sim.control_period_s / rtf if rtf > 0.0 else 0.0
+        self.diagnostics.period_s = period if rtf > 0.0 else self.sim.control_period_s
+        # Wall-clock (steady) timer: this node makes sim time, it cannot wait on it.
+        self._timer = self.create_timer(period, self.on_tick, clock=self._steady)
+        self._rtf_window = (time.monotonic(), self.sim.time_s)
+        self._schedule = (time.monotonic(), self.sim.time_s)
+
+    # --- inputs -----------------------------------------------------------------------------------
+    def _parse(self, msg: JointState, field: str, what: str):
+        values = list(getattr(msg, field))
+        return parse_joint_values(self.model, msg.name, values, unknown_names="reject", what=what)
+
+    def on_joint_commands(self, msg: JointState) -> None:
+        try:
+            parsed = self._parse(msg, "position", "position")
+            velocities = None
+            if len(msg.velocity):
+                velocities = self._parse(msg, "velocity", "velocity").values
+        except JointInputError as err:
+            throttled_warning(self, "joint_commands", f"joint_commands message ignored: {err}")
+            return
+        names = [self.model.joint_names[i] for i in parsed.indices]
+        self.sim.set_joint_commands(names, parsed.values, velocities)
+        self._pending_commands += 1
+
+    def on_joint_stiffness(self, msg: JointState) -> None:
+        if not msg.name and len(msg.effort) == 1:
+            value = float(msg.effort[0])
+            if not np.isfinite(value):
+                throttled_warning(self, "joint_stiffness", "joint_stiffness message ignored: non-finite stiffness")
+                return
+            self.sim.set_stiffness(value)
+            return
+        try:
+            parsed = self._parse(msg, "effort", "stiffness (effort)")
+        except JointInputError as err:
+            throttled_warning(self, "joint_stiffness", f"joint_stiffness message ignored: {err}")
+            return
+        if np.any((parsed.values < 0.0) | (parsed.values > 1.0)):
+            throttled_warning(self, "stiffness_range", "stiffness outside 0..1 clamped")
+        self.sim.set_joint_stiffness([self.model.joint_names[i] for i in parsed.indices], parsed.values)
+
+    def on_push(self, msg: WrenchStamped) -> None:
+        f = msg.wrench.force
+        force = np.array([f.x, f.y, f.z])
+        frame = msg.header.frame_id
+        if not np.all(np.isfinite(force)):
+            throttled_warning(self, "push", "push ignored: non-finite force")
+            return
+        if frame in WORLD_FRAMES:
+            frame = "world"
+        elif frame in TORSO_FRAMES:
+            frame = "torso"
+        else:
+            throttled_warning(self, "push", f"push ignored: frame_id must be one of {WORLD_FRAMES + TORSO_FRAMES}, "
+                                            f"got {frame!r}")
+            return
+        duration = self.params.values["push_duration_s"]
+        self.sim.push(force, duration, frame)
+        self.get_logger().info(
+            f"push {force.round(2).tolist()} N ({frame}) for {duration} s at t = {self.sim.time_s:.3f} s")
+
+    def on_reset(self, request, response):
+        state = self.sim.reset(None, self.initial_stiffness, keep_time=True)
+        self._was_fallen = False
+        self._pending_commands = 0
+        self.diagnostics.set_status(DiagnosticStatus.OK, "ok")
+        self.publish_state(state)
+        response.success = True
+        response.message = f"reset to {self.sim.initial_posture} at sim time {state.time_s:.3f} s"
+        return response
+
+    # --- cycle ------------------------------------------------------------------------------------
+    def on_tick(self) -> None:
+        if self.params.values["lockstep"]:
+            if self._pending_commands == 0:
+                return
+            self._pending_commands = 0
+            self._step_once()
+            return
+        # Timers skip missed periods; stepping up to the wall-clock schedule (a few cycles at
+        # most per tick) keeps the real-time factor when a tick comes late on a busy machine.
+        rtf = self.params.values["real_time_factor"]
+        behind = 1
+        if rtf > 0.0:
+            wall0, sim0 = self._schedule
+            due_s = sim0 + rtf * (time.monotonic() - wall0)
+            behind = int(round((due_s - self.sim.time_s) / self.sim.control_period_s))
+            if behind > MAX_CATCH_UP_CYCLES:  # far behind (paused, overloaded): restart the schedule
+                self._schedule = (time.monotonic(), self.sim.time_s)
+                behind = MAX_CATCH_UP_CYCLES
+        for _ in range(behind):
+            self._step_once()
+
+    def _step_once(self) -> None:
+        start = time.perf_counter()
+        try:
+            state = self.sim.step()
+        except SimulationDiverged as err:
+            self.get_logger().error(f"{err}: resetting")
+            state = self.sim.reset(None, self.initial_stiffness, keep_time=True)
+        self.publish_state(state)
+        self._watch_falls(state)
+        self.diagnostics.record(time.perf_counter() - start)
+        self._update_rtf()
+
+    def _watch_falls(self, state: SimState) -> None:
+        if state.fallen and not self._was_fallen:
+            self.get_logger().warning(
+                f"the robot fell at t = {state.time_s:.2f} s (tilt {np.rad2deg(state.torso_tilt_rad):.0f} deg, "
+                f"torso height {state.torso_position[2]:.3f} m); call the reset service to stand it up")
+            self.diagnostics.set_status(DiagnosticStatus.WARN, "fallen")
+        elif not state.fallen and self._was_fallen:
+            self.diagnostics.set_status(DiagnosticStatus.OK, "ok")
+        self._was_fallen = state.fallen
+
+    def _update_rtf(self) -> None:
+        wall0, sim0 = self._rtf_window
+        wall = time.monotonic()
+        if wall - wall0 >= 0.5:
+            rtf = (self.sim.time_s - sim0) / (wall - wall0)
+            self._rtf_window = (wall, self.sim.time_s)
+            self.diagnostics.values.update({
+                "real_time_factor": f"{rtf:.2f}",
+                "real_time_factor_target": str(self.params.values["real_time_factor"]),
+                "sim_time_s": f"{self.sim.time_s:.3f}",
+                "falls": str(self.sim.falls),
+                "fallen": str(self.sim.fallen),
+            })
+
+    def publish_state(self, s: SimState) -> None:
+        stamp = sim_time_msg(s.time_s)
+        self.clock_pub.publish(ClockMsg(clock=stamp))
+        j = self.joint_msg
+        j.header.stamp = stamp
+        j.position, j.velocity, j.effort = s.position.tolist(), s.velocity.tolist(), s.effort.tolist()
+        self.joint_pub.publish(j)
+
+        imu = self.imu_msg
+        imu.header.stamp = stamp
+        o = s.imu_orientation_xyzw
+        imu.orientation.x, imu.orientation.y, imu.orientation.z, imu.orientation.w = o.tolist()
+        w, a = s.imu_angular_velocity, s.imu_linear_acceleration
+        imu.angular_velocity.x, imu.angular_velocity.y, imu.angular_velocity.z = w.tolist()
+        imu.linear_acceleration.x, imu.linear_acceleration.y, imu.linear_acceleration.z = a.tolist()
+        self.imu_pub.publish(imu)
+
+        for side, forces in (("left", s.fsr_left), ("right", s.fsr_right)):
+            msg = self.fsr_msgs[side]
+            msg.data = forces.astype(np.float32).tolist()
+            self.fsr_pubs[side].publish(msg)
+
+        odom = self.odom_msg
+        odom.header.stamp = stamp
+        p, q = s.torso_position, s.torso_orientation_xyzw
+        pose = odom.pose.pose
+        pose.position.x, pose.position.y, pose.position.z = p.tolist()
+        pose.orientation.x, pose.orientation.y, pose.orientation.z, pose.orientation.w = q.tolist()
+        v, w = s.torso_linear_velocity_local, s.torso_angular_velocity_local
+        odom.twist.twist.linear.x, odom.twist.twist.linear.y, odom.twist.twist.linear.z = v.tolist()
+        odom.twist.twist.angular.x, odom.twist.twist.angular.y, odom.twist.twist.angular.z = w.tolist()
+        self.odom_pub.publish(odom)
+
+
+def main(args=None) -> None:
+    run_node(SimulatorNode, args)
+
+
+if __name__ == "__main__":
+    main()

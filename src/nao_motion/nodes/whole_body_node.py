@@ -1,0 +1,472 @@
+"""Whole-body node: NAOqi's Whole Body Balancer between the collision filter and the robot.
+
+A thin adapter over :class:`nao_motion.wholebody.balancer.WholeBodyBalancer`. Every motion cycle
+(model.cycle_time_s on the node's clock, so ``use_sim_time`` is followed) it takes the latest
+articular wish, steps the balancer and publishes the robot-facing ``joint_commands``. Disabled
+and not walking, it passes the wish through (within the joint limits, no faster than the speed
+limit). ``wb_world`` is the balancer's world frame: z up, on the floor, fixed where the QP
+started (FRAME_ROBOT then); while the QP is off it follows FRAME_ROBOT.
+
+| kind | name | type | meaning |
+|---|---|---|---|
+| sub | `collision_filter/safe_joint_commands` | sensor_msgs/JointState | the articular wish: `position` per named joint, rad (the collision filter's output; partial messages keep the other joints' last wish). Standalone, remap it to any per-cycle command stream. Malformed (unknown/duplicate names, NaN, lengths) is refused whole with the reason. |
+| sub | `joint_states` | sensor_msgs/JointState | measured positions: nothing is commanded before every kinematic joint was measured once; the first command is the measured pose; while balancing the command stays within 0.1 rad of the measured pose (a blocked or limp joint is worked from where it is), and wbEnable starts from the measured pose if the command is farther |
+| sub | `imu` | sensor_msgs/Imu | torso attitude: the vertical of `wb_world` when the QP starts (`use_imu`), and the model-vs-IMU tilt in the diagnostics; angular velocity: the walk's ankle damping |
+| sub | `whole_body/effector/Head` | geometry_msgs/Vector3Stamped | wbSetEffectorControl("Head"): orientation (wx, wy, wz) rad, FRAME_ROBOT (`frame_id` "" or "FRAME_ROBOT") |
+| sub | `whole_body/effector/LArm`, `.../RArm` | geometry_msgs/PointStamped | wbSetEffectorControl("LArm"/"RArm"): position (x, y, z) m, FRAME_ROBOT. Unreachable targets end at the nearest feasible pose (the QP's compromise) |
+| sub | `whole_body/com_reference` | geometry_msgs/PointStamped | walk: centre-of-mass position this cycle, m, frame `wb_world` ("" accepted) |
+| sub | `whole_body/foot_references` | geometry_msgs/PoseArray | walk: [left sole, right sole] poses this cycle, frame `wb_world` |
+| sub | `whole_body/support` | std_msgs/String | walk: "Legs" (both feet held), "LLeg" or "RLeg" (that foot held, the other follows its reference); default "Legs" |
+| pub | `joint_commands` | sensor_msgs/JointState | all 26 joints, rad, every cycle once joint_states arrived |
+| pub | `whole_body/torso_pose` | geometry_msgs/PoseStamped | the torso's pose in `wb_world` (the walk's references are in this frame) |
+| pub | `whole_body/markers` | visualization_msgs/MarkerArray | 10 Hz, frame `torso`: centre of mass and its floor projection, support polygon (balance constraint's, else grounded feet's), margin polygon, margin text |
+| pub | `/diagnostics` | diagnostic_msgs/DiagnosticArray | cycle time, mode, outcome and reason, iterations, COM margin, feet, balance, effectors, IMU tilt error |
+| srv | `whole_body/enable` | std_srvs/SetBool | wbEnable(true/false); disabling also ends effector control |
+| srv | `whole_body/go_to_balance/Legs`, `/LLeg`, `/RLeg` | std_srvs/Trigger | wbGoToBalance(supportLeg, `go_to_balance_duration_s`): COM over that support's centre, then held |
+| param | `left_foot_state`, `right_foot_state` | string | wbFootState: "Fixed", "Plane" or "Free" (default Fixed). Set both atomically for "Legs" |
+| param | `balance_constraint`, `balance_support` | bool, string | wbEnableBalanceConstraint(isEnable, "Legs"/"LLeg"/"RLeg"); refused combinations and a COM outside the new polygon return the reason |
+| param | `effector_control.Head`, `.LArm`, `.RArm` | bool | wbEnableEffectorControl: enabling enables the balancer and keeps balance on Legs |
+| param | `margin_m` | double | COM distance kept from the polygon's edges (0.01 m) |
+| param | `go_to_balance_duration_s` | double | duration of the go_to_balance services (2.0 s) |
+| param | `use_imu`, `reference_timeout_s`, `stale_timeout_s` | bool, double, double | IMU vertical (true); walk references older than this end the walk (0.1 s); joint_states older than this warn (0.5 s) |
+| param | `walk_ankle_damping_s` | double | walking: the supporting ankles turn this many rad per rad/s of the IMU's roll/pitch rate (0.05; 0 = open loop; `nao_motion.walk.stabilizer`) |
+| param | `nao_version`, `max_velocity_fraction` | string, double | start-up: V5/V6; joint speed limit as a fraction of each motor's (0.5) |
+
+Every parameter change is validated as a whole (``set_parameters_atomically`` for several) and
+refused with the reason; a refused change, service call or message leaves the command stream
+as it was: the robot keeps its last balanced command.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from functools import partial
+
+import numpy as np
+from diagnostic_msgs.msg import DiagnosticStatus
+from geometry_msgs.msg import Point, PointStamped, PoseArray, PoseStamped, Vector3Stamped
+from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from sensor_msgs.msg import Imu, JointState
+from std_msgs.msg import ColorRGBA, String
+from std_srvs.srv import SetBool, Trigger
+from visualization_msgs.msg import Marker, MarkerArray
+
+from ..joint_input import JointInputError, parse_joint_values
+from ..model import SUPPORTED_VERSIONS, NaoModel
+from ..ros.conversions import (
+    IMU_ORIENTATION_ERROR,
+    imu_attitude,
+    set_quaternion_fields,
+    set_vector_fields,
+    stamp_seconds,
+)
+from ..ros.node_tools import CycleDiagnostics, ValidatedParameters, merge_joint_positions, run_node, throttled_warning
+from ..ros.qos import CYCLE_QOS
+from ..spatial import quaternion_xyzw_from_rotation, rotation_from_quaternion_xyzw, transform
+from ..walk.stabilizer import StabilizerConfig, WalkStabilizer
+from ..wholebody.balancer import BalancerConfig, Mode, Outcome, WalkReference, WholeBodyBalancer, WholeBodySettings
+from ..wholebody.modes import EFFECTORS, SUPPORT_LEGS, parse_foot_state
+
+WORLD_FRAME = "wb_world"
+ROBOT_FRAMES = ("", "FRAME_ROBOT")
+MARKER_PERIOD_S = 0.1
+
+
+class WholeBodyNode(Node):
+    def __init__(self, **kwargs):
+        super().__init__("whole_body", **kwargs)
+        startup = ParameterDescriptor(read_only=True)
+        self.declare_parameter("nao_version", "V5", startup)
+        self.declare_parameter("max_velocity_fraction", 0.5, startup)
+        version = self.get_parameter("nao_version").value
+        if version not in SUPPORTED_VERSIONS:
+            raise ValueError(f"nao_version must be one of {SUPPORTED_VERSIONS}, got {version!r}")
+        self.model = NaoModel(version)
+        self.balancer = WholeBodyBalancer(self.model, BalancerConfig(
+            max_velocity_fraction=float(self.get_parameter("max_velocity_fraction").value)))
+        n = self.model.n_joints
+        self.measured = np.zeros(n)
+        self.received = np.zeros(n, dtype=bool)
+        self.required = np.array([j in self.balancer.fk.joint_names and j != "RHipYawPitch"
+                                  for j in self.model.joint_names])
+        self.wish = np.zeros(n)
+        self.started = False
+        self.last_states_s = None
+        self.attitude = None  # torso rotation in a gravity-aligned frame (IMU), and its time
+        self.attitude_s = None
+        self.gyro_radps = np.zeros(3)  # torso angular velocity (IMU, torso frame), and its time
+        self.gyro_s = -np.inf
+        self.stabilizer = WalkStabilizer(self.model)
+        self.command = np.zeros(n)  # the published command: the balancer's, + the walk stabiliser's
+        self.walk_com = self.walk_feet = None
+        self.walk_com_s = self.walk_feet_s = -np.inf
+        # Stamps of the latest COM and foot references, and of the last pair a cycle used.
+        self.walk_com_stamp = self.walk_feet_stamp = self.walk_used_stamp = None
+        self.walk_support = "Legs"
+        self.params = ValidatedParameters(
+            self,
+            {"left_foot_state": "Fixed", "right_foot_state": "Fixed", "balance_constraint": False,
+             "balance_support": "Legs", "effector_control.Head": False, "effector_control.LArm": False,
+             "effector_control.RArm": False, "margin_m": 0.01, "go_to_balance_duration_s": 2.0,
+             "use_imu": True, "reference_timeout_s": 0.1, "stale_timeout_s": 0.5,
+             "walk_ankle_damping_s": StabilizerConfig().ankle_roll_damping_s},
+            {
+                "left_foot_state": "wbFootState of the left foot: Fixed, Plane or Free",
+                "right_foot_state": "wbFootState of the right foot: Fixed, Plane or Free",
+                "balance_constraint": "wbEnableBalanceConstraint: keep the COM in the support polygon",
+                "balance_support": "support polygon of the balance constraint: Legs, LLeg or RLeg",
+                "effector_control.Head": "wbEnableEffectorControl(Head): head orientation target",
+                "effector_control.LArm": "wbEnableEffectorControl(LArm): left hand position target",
+                "effector_control.RArm": "wbEnableEffectorControl(RArm): right hand position target",
+                "margin_m": "COM distance (m) kept from the support polygon's edges, in [0, 0.03]",
+                "go_to_balance_duration_s": "duration (s) of the go_to_balance services, >= 0",
+                "use_imu": "vertical of wb_world from the imu when the QP starts (else the lower sole is flat)",
+                "reference_timeout_s": "walk references older than this (s) end the walk, > 0",
+                "stale_timeout_s": "joint_states older than this (s) turn the diagnostics WARN, > 0",
+                "walk_ankle_damping_s": "walking: supporting ankles turn this many rad per rad/s of torso "
+                                        "roll/pitch rate (IMU), in [0, 0.2]; 0 = open loop",
+            },
+            self._validate, self._apply,
+        )
+
+        self.command_pub = self.create_publisher(JointState, "joint_commands", CYCLE_QOS)
+        self.torso_pub = self.create_publisher(PoseStamped, "whole_body/torso_pose", CYCLE_QOS)
+        self.marker_pub = self.create_publisher(MarkerArray, "whole_body/markers", 10)
+        self.create_subscription(JointState, "collision_filter/safe_joint_commands", self.on_wish, CYCLE_QOS)
+        self.create_subscription(JointState, "joint_states", self.on_joint_states, CYCLE_QOS)
+        self.create_subscription(Imu, "imu", self.on_imu, CYCLE_QOS)
+        self.create_subscription(Vector3Stamped, "whole_body/effector/Head",
+                                 partial(self.on_effector, "Head"), 10)
+        for arm in ("LArm", "RArm"):
+            self.create_subscription(PointStamped, f"whole_body/effector/{arm}", partial(self.on_effector, arm), 10)
+        self.create_subscription(PointStamped, "whole_body/com_reference", self.on_com_reference, CYCLE_QOS)
+        self.create_subscription(PoseArray, "whole_body/foot_references", self.on_foot_references, CYCLE_QOS)
+        self.create_subscription(String, "whole_body/support", self.on_support, CYCLE_QOS)
+        self.create_service(SetBool, "whole_body/enable", self.on_enable)
+        for support in SUPPORT_LEGS:
+            self.create_service(Trigger, f"whole_body/go_to_balance/{support}", partial(self.on_go_to_balance, support))
+
+        # Prepared once; each cycle only fills the numbers in.
+        self.command_msg = JointState(name=list(self.model.joint_names))
+        self.torso_msg = PoseStamped()
+        self.torso_msg.header.frame_id = WORLD_FRAME
+        self.markers = self._make_markers()
+        self.last_markers_s = -np.inf
+        self.diagnostics = CycleDiagnostics(self, "whole_body", self.model.cycle_time_s)
+        self.diagnostics.set_status(DiagnosticStatus.WARN, "waiting for joint_states")
+        self.create_timer(self.model.cycle_time_s, self.on_cycle)
+        self.get_logger().info(f"whole body balancer for NAO {version}: {self.balancer.n} variables, "
+                               f"{self.balancer.qp.m} constraint rows")
+
+    # --- parameters -------------------------------------------------------------------------
+    @staticmethod
+    def _settings(values: dict) -> WholeBodySettings:
+        """Settings from parameter values (ValueError with the reason when malformed)."""
+        for name in ("left_foot_state", "right_foot_state", "balance_support"):
+            if not isinstance(values[name], str):
+                raise ValueError(f"{name} must be a string, got {values[name]!r}")
+        flags = ["balance_constraint"] + [f"effector_control.{e}" for e in EFFECTORS]
+        for name in flags:
+            if not isinstance(values[name], bool):
+                raise ValueError(f"{name} must be a bool, got {values[name]!r}")
+        return WholeBodySettings(
+            left_foot=parse_foot_state(values["left_foot_state"]),
+            right_foot=parse_foot_state(values["right_foot_state"]),
+            balance_enabled=values["balance_constraint"], balance_support=values["balance_support"],
+            effectors=frozenset(e for e in EFFECTORS if values[f"effector_control.{e}"]))
+
+    def _validate(self, values: dict) -> str | None:
+        for name in ("margin_m", "go_to_balance_duration_s", "reference_timeout_s", "stale_timeout_s",
+                     "walk_ankle_damping_s"):
+            if not isinstance(values[name], float) or not np.isfinite(values[name]):
+                return f"{name} must be a finite float, got {values[name]!r}"
+        if not isinstance(values["use_imu"], bool):
+            return f"use_imu must be a bool, got {values['use_imu']!r}"
+        if values["go_to_balance_duration_s"] < 0.0:
+            return "go_to_balance_duration_s must be >= 0"
+        if values["reference_timeout_s"] <= 0.0 or values["stale_timeout_s"] <= 0.0:
+            return "reference_timeout_s and stale_timeout_s must be > 0"
+        reason = replace(self.balancer.config, margin_m=values["margin_m"]).validate()
+        if reason:
+            return reason
+        try:
+            self._stabilizer_config(values)
+        except ValueError as err:
+            return str(err)
+        try:
+            settings = self._settings(values)
+        except ValueError as err:
+            return str(err)
+        if settings.effectors - self.balancer.settings.effectors and not self.started:
+            return "effector control needs the robot's pose: no joint_states received yet"
+        return self.balancer.refusal(settings)
+
+    @staticmethod
+    def _stabilizer_config(values: dict) -> StabilizerConfig:
+        damping = values["walk_ankle_damping_s"]
+        return StabilizerConfig(ankle_roll_damping_s=damping, ankle_pitch_damping_s=damping)
+
+    def _apply(self, values: dict) -> None:
+        self.balancer.update_config(replace(self.balancer.config, margin_m=values["margin_m"]))
+        self.stabilizer = WalkStabilizer(self.model, self._stabilizer_config(values))
+        settings = self._settings(values)
+        newly = settings.effectors - self.balancer.settings.effectors
+        self.balancer.apply(settings)
+        if newly and not self.balancer.enabled:  # NAOqi: effector control implicitly activates the balancer
+            self._enable(True)
+
+    # --- services -----------------------------------------------------------------------------
+    def on_enable(self, request: SetBool.Request, response: SetBool.Response):
+        if not self.started:
+            response.success, response.message = False, "no joint_states received yet"
+        else:
+            self._enable(request.data)
+            if not request.data and self.balancer.settings.effectors:
+                self.set_parameters([Parameter(f"effector_control.{e}", Parameter.Type.BOOL, False)
+                                     for e in self.balancer.settings.effectors])
+            response.success = True
+            response.message = f"whole body balancer {'enabled' if request.data else 'disabled'}"
+        self.get_logger().info(f"wbEnable({request.data}): {response.message}")
+        return response
+
+    def _enable(self, enabled: bool) -> None:
+        imu_fresh = (self.params.values["use_imu"] and self.attitude_s is not None
+                     and self._now_s() - self.attitude_s <= self.params.values["stale_timeout_s"])
+        self.balancer.set_enabled(enabled, q_measured=self.measured,
+                                  torso_attitude=self.attitude if imu_fresh else None)
+
+    def on_go_to_balance(self, support: str, request: Trigger.Request, response: Trigger.Response):
+        duration = self.params.values["go_to_balance_duration_s"]
+        try:
+            self.balancer.go_to_balance(support, duration)
+        except ValueError as err:
+            response.success, response.message = False, str(err)
+        else:
+            response.success, response.message = True, f"COM going over {support} in {duration:.2f} s"
+        self.get_logger().info(f"wbGoToBalance({support}): {response.message}")
+        return response
+
+    # --- inputs -------------------------------------------------------------------------------
+    def _now_s(self) -> float:
+        return self.get_clock().now().nanoseconds * 1e-9
+
+    def _refuse(self, topic: str, reason: str) -> None:
+        # Each reason once a second: a bad stream can arrive at 100 Hz.
+        throttled_warning(self, f"{topic}: {reason}",
+                          f"{topic} refused, the robot keeps its last balanced command: {reason}", 1.0)
+
+    def on_wish(self, msg: JointState) -> None:
+        try:
+            parsed = parse_joint_values(self.model, msg.name, msg.position)
+        except JointInputError as err:
+            self._refuse("collision_filter/safe_joint_commands", str(err))
+            return
+        self.wish[parsed.indices] = parsed.values
+
+    def on_joint_states(self, msg: JointState) -> None:
+        if merge_joint_positions(self, "joint_states", self.model, msg, self.measured, self.received):
+            self.last_states_s = self._now_s()
+
+    def on_imu(self, msg: Imu) -> None:
+        attitude = imu_attitude(msg)
+        if attitude is None:
+            throttled_warning(self, "imu", IMU_ORIENTATION_ERROR)
+            return
+        self.attitude = attitude
+        self.attitude_s = self._now_s()
+        w = msg.angular_velocity
+        gyro = (w.x, w.y, w.z)
+        if np.all(np.isfinite(gyro)):
+            self.gyro_radps[:] = gyro
+            self.gyro_s = self.attitude_s
+
+    def on_effector(self, name: str, msg) -> None:
+        topic = f"whole_body/effector/{name}"
+        if msg.header.frame_id not in ROBOT_FRAMES:
+            self._refuse(topic, "targets are in FRAME_ROBOT (frame_id '' or 'FRAME_ROBOT'), "
+                                f"got {msg.header.frame_id!r}")
+            return
+        v = msg.vector if name == "Head" else msg.point
+        try:
+            self.balancer.set_effector_target(name, np.array([v.x, v.y, v.z]))
+        except ValueError as err:
+            self._refuse(topic, str(err))
+
+    def on_com_reference(self, msg: PointStamped) -> None:
+        if msg.header.frame_id not in ("", WORLD_FRAME):
+            self._refuse("whole_body/com_reference", f"frame must be {WORLD_FRAME!r}, got {msg.header.frame_id!r}")
+            return
+        com = np.array([msg.point.x, msg.point.y, msg.point.z])
+        if not np.all(np.isfinite(com)):
+            self._refuse("whole_body/com_reference", "non-finite position")
+            return
+        self.walk_com, self.walk_com_s = com, self._now_s()
+        self.walk_com_stamp = stamp_seconds(msg.header.stamp)
+        self._walk_cycle()
+
+    def on_foot_references(self, msg: PoseArray) -> None:
+        topic = "whole_body/foot_references"
+        if msg.header.frame_id not in ("", WORLD_FRAME):
+            self._refuse(topic, f"frame must be {WORLD_FRAME!r}, got {msg.header.frame_id!r}")
+            return
+        if len(msg.poses) != 2:
+            self._refuse(topic, f"expected 2 poses [left, right], got {len(msg.poses)}")
+            return
+        feet = []
+        for pose in msg.poses:
+            p, o = pose.position, pose.orientation
+            values = np.array([p.x, p.y, p.z, o.x, o.y, o.z, o.w])
+            if not np.all(np.isfinite(values)) or np.linalg.norm(values[3:]) < 1e-6:
+                self._refuse(topic, "non-finite position or invalid orientation")
+                return
+            feet.append(transform(rotation_from_quaternion_xyzw(values[3:]), values[:3]))
+        self.walk_feet, self.walk_feet_s = feet, self._now_s()
+        self.walk_feet_stamp = stamp_seconds(msg.header.stamp)
+        self._walk_cycle()
+
+    def on_support(self, msg: String) -> None:
+        if msg.data not in SUPPORT_LEGS:
+            self._refuse("whole_body/support", f"expected one of {list(SUPPORT_LEGS)}, got {msg.data!r}")
+            return
+        self.walk_support = msg.data
+
+    # --- cycle --------------------------------------------------------------------------------
+    def _walk_cycle(self) -> None:
+        """While walking, a cycle runs when the walk's COM and foot references of a new cycle have
+        both arrived: each reference is used exactly once. On the node's own timer the two nodes'
+        cycles fall in either order, so a reference would now and then be used twice and the next
+        one skipped, and the feet and COM (tracked without lag) would jerk."""
+        stamp = self.walk_feet_stamp
+        if stamp is not None and stamp == self.walk_com_stamp and stamp != self.walk_used_stamp:
+            self.walk_used_stamp = stamp
+            self._cycle()
+
+    def on_cycle(self) -> None:
+        if self._walk_reference(self._now_s()) is None:  # else the walk's references drive the cycle
+            self._cycle()
+
+    def _cycle(self) -> None:
+        start = time.perf_counter()
+        now_s = self._now_s()
+        if not self.started:
+            if not np.all(self.received[self.required]):
+                return
+            self.balancer.reset(self.measured)
+            self.wish[:] = self.balancer.q
+            self.started = True
+        fresh = now_s - self.last_states_s <= self.params.values["stale_timeout_s"]
+        result = self.balancer.step(self.wish, self._walk_reference(now_s), self.measured if fresh else None)
+        self._publish(result, now_s)
+        if result.outcome in (Outcome.RELAXED, Outcome.HELD):
+            throttled_warning(self, "outcome", f"whole body: {result.reason}")
+        self.diagnostics.record(time.perf_counter() - start)
+        self._diagnose(result, now_s)
+
+    def _walk_reference(self, now_s: float) -> WalkReference | None:
+        timeout = self.params.values["reference_timeout_s"]
+        if now_s - self.walk_com_s > timeout or now_s - self.walk_feet_s > timeout:
+            return None
+        return WalkReference(self.walk_com, self.walk_feet[0], self.walk_feet[1], self.walk_support)
+
+    def _publish(self, result, now_s: float) -> None:
+        stamp = self.get_clock().now().to_msg()
+        self.command_msg.header.stamp = stamp
+        np.copyto(self.command, result.q)
+        # The walk's ankle damping acts on the published command only: the balancer keeps
+        # integrating its own, so the correction cannot accumulate.
+        if result.mode is Mode.WALKING and now_s - self.gyro_s <= self.params.values["reference_timeout_s"]:
+            self.stabilizer.apply(self.command, self.gyro_radps, self.walk_support)
+        self.command_msg.position = self.command.tolist()
+        self.command_pub.publish(self.command_msg)
+        self.torso_msg.header.stamp = stamp
+        set_vector_fields(self.torso_msg.pose.position, result.torso_world[:3, 3])
+        set_quaternion_fields(self.torso_msg.pose.orientation,
+                              quaternion_xyzw_from_rotation(result.torso_world[:3, :3]))
+        self.torso_pub.publish(self.torso_msg)
+        if now_s - self.last_markers_s >= MARKER_PERIOD_S:
+            self.last_markers_s = now_s
+            self._fill_markers(result, stamp)
+            self.marker_pub.publish(self.markers)
+
+    def _diagnose(self, result, now_s: float) -> None:
+        settings = self.balancer.settings
+        values = self.diagnostics.values
+        values.update({
+            "mode": result.mode.value, "outcome": result.outcome.value, "iterations": result.iterations,
+            "com_margin_m": f"{result.com_margin_m:.4f}",
+            "feet": f"left {settings.left_foot.value}, right {settings.right_foot.value}",
+            "balance": settings.balance or "off",
+            "effectors": ",".join(sorted(settings.effectors)) or "none",
+        })
+        if self.attitude is not None:
+            # Torso tilt from the vertical, measured (IMU) and in the balancer's model.
+            measured, model = (np.arccos(np.clip(r[2, 2], -1.0, 1.0)) for r in (self.attitude, result.torso_world))
+            values["imu_tilt_error_deg"] = f"{np.rad2deg(abs(measured - model)):.2f}"
+        stale = self.last_states_s is not None and now_s - self.last_states_s > self.params.values["stale_timeout_s"]
+        if result.outcome is Outcome.HELD:
+            self.diagnostics.set_status(DiagnosticStatus.ERROR, result.reason)
+        elif stale or result.outcome is Outcome.RELAXED:
+            self.diagnostics.set_status(DiagnosticStatus.WARN, "joint_states stale" if stale else result.reason)
+        else:
+            self.diagnostics.set_status(DiagnosticStatus.OK, f"{result.mode.value}: {result.reason}")
+
+    # --- markers ------------------------------------------------------------------------------
+    def _make_markers(self) -> MarkerArray:
+        def marker(ns: str, kind: int, rgba, scale: float) -> Marker:
+            m = Marker(ns=ns, id=0, type=kind, action=Marker.ADD)
+            m.header.frame_id = "torso"
+            m.pose.orientation.w = 1.0
+            m.scale.x = m.scale.y = m.scale.z = scale
+            m.color = ColorRGBA(r=rgba[0], g=rgba[1], b=rgba[2], a=rgba[3])
+            return m
+
+        markers = MarkerArray()
+        markers.markers = [
+            marker("com", Marker.SPHERE, (1.0, 0.8, 0.0, 0.9), 0.02),
+            marker("com_floor", Marker.SPHERE, (1.0, 0.8, 0.0, 0.6), 0.012),
+            marker("support_polygon", Marker.LINE_STRIP, (0.1, 0.6, 1.0, 0.9), 0.003),
+            marker("margin", Marker.LINE_STRIP, (1.0, 0.3, 0.1, 0.9), 0.002),
+            marker("margin_text", Marker.TEXT_VIEW_FACING, (1.0, 1.0, 1.0, 0.9), 0.02),
+        ]
+        return markers
+
+    def _fill_markers(self, result, stamp) -> None:
+        """Everything is computed in wb_world and drawn in the torso frame (TF carries it)."""
+        r, p = result.torso_world[:3, :3], result.torso_world[:3, 3]
+
+        def in_torso(points_world: np.ndarray) -> list[Point]:
+            local = (np.atleast_2d(points_world) - p) @ r
+            return [Point(x=x, y=y, z=z) for x, y, z in local.tolist()]
+
+        com, com_floor, polygon, margin, text = self.markers.markers
+        com.pose.position = in_torso(result.com_world_m)[0]
+        floor = np.array([result.com_world_m[0], result.com_world_m[1], 0.0])
+        com_floor.pose.position = in_torso(floor)[0]
+        for m in self.markers.markers:
+            m.header.stamp = stamp
+        if result.polygon is None:
+            polygon.points, margin.points = [], []
+            return
+        polygon.points = in_torso(_closed_loop_on_floor(result.polygon.vertices_xy))
+        margin.points = in_torso(_closed_loop_on_floor(result.polygon.shrunk(self.balancer.config.margin_m)))
+        text.pose.position = in_torso(floor + [0.0, 0.0, 0.03])[0]
+        text.text = f"COM margin {result.com_margin_m * 1e3:.1f} mm ({self.balancer.settings.balance or 'no balance'})"
+
+
+def _closed_loop_on_floor(vertices_xy: np.ndarray) -> np.ndarray:
+    """(k + 1, 3) points of a polygon at z = 0, first vertex repeated (a LINE_STRIP that closes)."""
+    if len(vertices_xy) == 0:
+        return np.zeros((0, 3))
+    loop = np.vstack([vertices_xy, vertices_xy[:1]])
+    return np.column_stack([loop, np.zeros(len(loop))])
+
+
+def main(args=None) -> None:
+    run_node(WholeBodyNode, args)
+
+
+if __name__ == "__main__":
+    main()

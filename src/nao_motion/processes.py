@@ -1,0 +1,113 @@
+"""Start nao_motion nodes as separate processes (demo, bringup, tests, benchmarks).
+
+Nodes start as `python -m <module> --ros-args ...`, which works with a sourced ROS 2
+distribution and with the PyPI wheels alike. Discovery settings are the caller's: the demo
+and the tests pass :func:`local_ros_env`; the bringup for a real robot passes the user's
+environment unchanged.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from .paths import config_file
+from .suite import NodeSpec
+
+
+def local_ros_env(domain_id: int | None = None, base: dict | None = None) -> dict:
+    """Environment keeping DDS on this machine (loopback only) in its own domain."""
+    env = dict(os.environ if base is None else base)
+    env["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+    env["ROS_DOMAIN_ID"] = str(domain_id if domain_id is not None else random.randint(1, 100))
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    return env
+
+
+def _param_value(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+CLEAN_EXIT_CODES = (0, None, -signal.SIGINT)  # None: never started
+
+
+@dataclass
+class NodeProcess:
+    """One node in its own process, with its config file, parameter overrides and remaps."""
+
+    spec: NodeSpec
+    env: dict
+    params: dict = field(default_factory=dict)
+    remaps: dict = field(default_factory=dict)
+    use_sim_time: bool = False
+    log: IO | None = None
+    process: subprocess.Popen | None = None
+    interrupted: bool = False
+
+    def command(self) -> list[str]:
+        cmd = [sys.executable, "-m", self.spec.module, "--ros-args"]
+        config = config_file(self.spec.config)
+        if config.exists():
+            cmd += ["--params-file", str(config)]
+        params = dict(self.params)
+        if self.use_sim_time:
+            params["use_sim_time"] = True
+        for name, value in params.items():
+            cmd += ["-p", f"{name}:={_param_value(value)}"]
+        for source, target in {**self.spec.remaps, **self.remaps}.items():
+            cmd += ["-r", f"{source}:={target}"]
+        return cmd
+
+    def start(self) -> "NodeProcess":
+        self.process = subprocess.Popen(
+            self.command(), env=self.env, stdout=self.log or subprocess.DEVNULL,
+            stderr=subprocess.STDOUT if self.log else subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+        return self
+
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def interrupt(self) -> None:
+        """Ctrl-C the node, once: a second SIGINT right away would land in its clean-up."""
+        if self.process is not None and self.process.poll() is None and not self.interrupted:
+            self.process.send_signal(signal.SIGINT)
+            self.interrupted = True
+
+    def stop(self, timeout_s: float = 5.0) -> int | None:
+        """Ctrl-C the node (clean shutdown); if it is still running after `timeout_s`, Ctrl-C it
+        again (now and then rclpy swallows one that lands in a message conversion), then kill it.
+        The exit code is 0, or -SIGINT when the second Ctrl-C ended it (see CLEAN_EXIT_CODES)."""
+        if self.process is None:
+            return None
+        if self.process.poll() is None:
+            self.interrupt()
+            try:
+                self.process.wait(timeout_s)
+            except subprocess.TimeoutExpired:
+                self.process.send_signal(signal.SIGINT)
+                try:
+                    self.process.wait(timeout_s)
+                except subprocess.TimeoutExpired:
+                    self.process.kill()
+                    self.process.wait()
+        return self.process.returncode
+
+
+def open_log(directory: Path, name: str) -> IO:
+    directory.mkdir(parents=True, exist_ok=True)
+    return open(directory / f"{name}.log", "w")
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used so far (Linux /proc), for benchmarks."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

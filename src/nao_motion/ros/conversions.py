@@ -1,0 +1,63 @@
+"""Conversions between ROS messages and the core's numpy types."""
+
+from __future__ import annotations
+
+import numpy as np
+from builtin_interfaces.msg import Time
+from geometry_msgs.msg import Transform, TransformStamped
+
+from ..spatial import quaternion_xyzw_from_rotation, rotation_from_quaternion_xyzw
+
+IMU_ORIENTATION_ERROR = "imu message with an invalid orientation ignored (a finite, non-zero quaternion)"
+
+
+def transform_msg(t: np.ndarray, out: Transform | None = None, quaternion_xyzw=None) -> Transform:
+    """geometry_msgs/Transform of a 4x4 pose (filled in place when `out` is given)."""
+    msg = out if out is not None else Transform()
+    q = quaternion_xyzw if quaternion_xyzw is not None else quaternion_xyzw_from_rotation(t[:3, :3])
+    set_vector_fields(msg.translation, t[:3, 3])
+    set_quaternion_fields(msg.rotation, q)
+    return msg
+
+
+# Per-cycle messages (25 transforms at 100 Hz) spend most of their time in the generated
+# property setters' type checks; values here are float64 already, so the slots are set directly.
+def set_vector_fields(vector, xyz) -> None:
+    vector._x, vector._y, vector._z = np.asarray(xyz, dtype=float).tolist()
+
+
+def set_quaternion_fields(quaternion, xyzw) -> None:
+    quaternion._x, quaternion._y, quaternion._z, quaternion._w = np.asarray(xyzw, dtype=float).tolist()
+
+
+def fill_transforms(messages: list[TransformStamped], poses: np.ndarray, quaternions_xyzw: np.ndarray,
+                    stamp: Time) -> None:
+    """Fill prepared TransformStamped messages from 4x4 poses and their quaternions."""
+    for msg, xyz, q in zip(messages, poses[:, :3, 3].tolist(), quaternions_xyzw.tolist()):
+        msg._header._stamp = stamp
+        translation, rotation = msg._transform._translation, msg._transform._rotation
+        translation._x, translation._y, translation._z = xyz
+        rotation._x, rotation._y, rotation._z, rotation._w = q
+
+
+def transform_stamped(parent: str, child: str, t: np.ndarray, stamp: Time) -> TransformStamped:
+    msg = TransformStamped()
+    msg.header.frame_id = parent
+    msg.header.stamp = stamp
+    msg.child_frame_id = child
+    transform_msg(t, msg.transform)
+    return msg
+
+
+def stamp_seconds(stamp: Time) -> float:
+    return stamp.sec + stamp.nanosec * 1e-9
+
+
+def imu_attitude(msg) -> np.ndarray | None:
+    """The torso's rotation in the IMU's gravity-aligned frame (3x3), or None when the message's
+    orientation is not a finite, non-zero quaternion (the caller logs IMU_ORIENTATION_ERROR)."""
+    o = msg.orientation
+    q = np.array([o.x, o.y, o.z, o.w])
+    if not np.all(np.isfinite(q)) or np.linalg.norm(q) < 1e-6:
+        return None
+    return rotation_from_quaternion_xyzw(q)

@@ -1,0 +1,182 @@
+"""Small pieces every nao_motion node uses: throttled logging, cycle statistics and
+diagnostics, validated parameters, and the TF publishing back-end.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
+from rclpy.node import Node
+
+from .qos import TF_QOS, TF_STATIC_QOS
+
+
+def throttled_warning(node: Node, key: str, message: str, period_s: float = 2.0) -> None:
+    """Log `message` at most once per `period_s` per `key` (bad input can arrive at 100 Hz)."""
+    last = node.__dict__.setdefault("_nao_throttle", {})
+    now = time.monotonic()
+    if now - last.get(key, -np.inf) >= period_s:
+        last[key] = now
+        node.get_logger().warning(message)
+
+
+def merge_joint_positions(node: Node, topic: str, model, msg, values: np.ndarray, received: np.ndarray) -> bool:
+    """Write a JointState's positions into `values` (model joint order) and mark them `received`;
+    names that are not NAO joints are ignored; a malformed message is dropped whole with a
+    throttled warning (returns False)."""
+    from ..joint_input import JointInputError, parse_joint_values
+
+    try:
+        parsed = parse_joint_values(model, msg.name, msg.position, unknown_names="ignore")
+    except JointInputError as err:
+        throttled_warning(node, topic, f"{topic} message dropped: {err}")
+        return False
+    values[parsed.indices] = parsed.values
+    received[parsed.indices] = True
+    return True
+
+
+@dataclass
+class CycleDiagnostics:
+    """Cycle-time statistics of one node, published on /diagnostics about once per second."""
+
+    node: Node
+    name: str
+    period_s: float
+    window: int = 500
+    durations_s: deque = field(default_factory=lambda: deque(maxlen=500))
+    values: dict = field(default_factory=dict)
+    level: bytes = DiagnosticStatus.OK
+    message: str = "ok"
+
+    def __post_init__(self):
+        self._pub = self.node.create_publisher(DiagnosticArray, "/diagnostics", 10)
+        # Its own timer: a node that stops cycling (stale input) still reports why.
+        self.node.create_timer(1.0, self.publish)
+
+    def record(self, duration_s: float) -> None:
+        self.durations_s.append(duration_s)
+
+    def set_status(self, level: bytes, message: str) -> None:
+        self.level, self.message = level, message
+
+    def publish(self) -> None:
+        d = np.asarray(self.durations_s) * 1e3 if self.durations_s else np.zeros(1)
+        status = DiagnosticStatus(level=self.level, name=f"nao_motion: {self.name}", message=self.message,
+                                  hardware_id="nao")
+        stats = {
+            "cycle_period_ms": f"{self.period_s * 1e3:.1f}",
+            "cycle_time_median_ms": f"{np.median(d):.3f}",
+            "cycle_time_p99_ms": f"{np.percentile(d, 99):.3f}",
+            "cycle_time_max_ms": f"{d.max():.3f}",
+            "overruns": str(int(np.sum(d > self.period_s * 1e3))),
+        }
+        stats.update({k: str(v) for k, v in self.values.items()})
+        status.values = [KeyValue(key=k, value=v) for k, v in stats.items()]
+        msg = DiagnosticArray()
+        msg.header.stamp = self.node.get_clock().now().to_msg()
+        msg.status = [status]
+        self._pub.publish(msg)
+
+
+class ValidatedParameters:
+    """Declares parameters and refuses a change unless the whole new set passes `validate`.
+
+    `validate(values) -> str | None` returns the reason for refusing, and `apply(values)` is
+    called only after every parameter of a request passed, so nothing is half-applied.
+    """
+
+    def __init__(self, node: Node, defaults: dict, descriptions: dict[str, str],
+                 validate: Callable[[dict], str | None], apply: Callable[[dict], None],
+                 read_only: tuple[str, ...] = ()):
+        self._node, self._validate, self._apply = node, validate, apply
+        for name, default in defaults.items():
+            node.declare_parameter(name, default, ParameterDescriptor(
+                description=descriptions.get(name, ""), read_only=name in read_only))
+        self.values = {name: node.get_parameter(name).value for name in defaults}
+        reason = validate(dict(self.values))
+        if reason:
+            raise ValueError(f"invalid start-up parameters: {reason}")
+        apply(dict(self.values))
+        node.add_on_set_parameters_callback(self._on_set)
+
+    def _on_set(self, params) -> SetParametersResult:
+        candidate = dict(self.values)
+        for p in params:
+            if p.name in candidate:
+                candidate[p.name] = p.value
+        reason = self._validate(candidate)
+        if reason:
+            self._node.get_logger().warning(f"parameter change refused: {reason}")
+            return SetParametersResult(successful=False, reason=reason)
+        self.values = candidate
+        self._apply(dict(candidate))
+        return SetParametersResult(successful=True)
+
+
+class TfPublisher:
+    """Publishes /tf and /tf_static through tf2_ros when it exists, else tf2_msgs directly.
+
+    Both back-ends use tf2's QoS, so tf2 listeners and rviz see the same stream.
+    """
+
+    def __init__(self, node: Node):
+        try:
+            from tf2_ros import StaticTransformBroadcaster, TransformBroadcaster
+
+            self.backend = "tf2_ros"
+            self._dynamic = TransformBroadcaster(node)
+            self._static = StaticTransformBroadcaster(node)
+            self._send = self._dynamic.sendTransform
+            self._send_static = self._static.sendTransform
+        except ImportError:
+            from tf2_msgs.msg import TFMessage
+
+            self.backend = "tf2_msgs"
+            self._msg = TFMessage
+            self._pub = node.create_publisher(TFMessage, "/tf", TF_QOS)
+            self._pub_static = node.create_publisher(TFMessage, "/tf_static", TF_STATIC_QOS)
+            self._send = lambda transforms: self._pub.publish(TFMessage(transforms=list(transforms)))
+            self._send_static = lambda transforms: self._pub_static.publish(TFMessage(transforms=list(transforms)))
+
+    def send(self, transforms) -> None:
+        self._send(list(transforms))
+
+    def send_static(self, transforms) -> None:
+        self._send_static(list(transforms))
+
+
+INTERRUPTED_TAKE = "Unable to convert call argument"
+
+
+def run_node(node_class: type[Node], args=None) -> None:
+    """Entry point shared by the nodes: init, spin until Ctrl-C or shutdown, clean up."""
+    import rclpy
+    from rclpy.executors import ExternalShutdownException
+
+    rclpy.init(args=args)
+    node = None
+    try:
+        node = node_class()
+        rclpy.spin(node)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    except Exception as err:
+        # Ctrl-C shuts the context down while a callback may still be publishing: that
+        # callback's "context is invalid" error is part of a clean stop. A Ctrl-C that lands
+        # while rclpy converts a message it takes surfaces as pybind11's conversion error, its
+        # KeyboardInterrupt swallowed: a clean stop too. Anything else is not.
+        if rclpy.ok() and not str(err).startswith(INTERRUPTED_TAKE):
+            raise
+    finally:
+        if node is not None:
+            node.destroy_node()
+        if rclpy.ok():
+            rclpy.shutdown()
+

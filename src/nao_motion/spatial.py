@@ -1,0 +1,119 @@
+"""Homogeneous transforms and NAOqi's 6D position convention (numpy only).
+
+A transform is a 4x4 float array mapping coordinates of the child frame into
+the parent frame. NAOqi's Position6D is (x, y, z, wx, wy, wz) with the rotation
+R = Rz(wz) @ Ry(wy) @ Rx(wx) (ALMath's position6DFromTransform).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def rot_x(angle_rad: float) -> np.ndarray:
+    c, s = np.cos(angle_rad), np.sin(angle_rad)
+    return np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
+
+
+def rot_y(angle_rad: float) -> np.ndarray:
+    c, s = np.cos(angle_rad), np.sin(angle_rad)
+    return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
+
+
+def rot_z(angle_rad: float) -> np.ndarray:
+    c, s = np.cos(angle_rad), np.sin(angle_rad)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+def transform(rotation: np.ndarray | None = None, translation_m=(0.0, 0.0, 0.0)) -> np.ndarray:
+    """4x4 transform from a 3x3 rotation and a translation (metres)."""
+    t = np.eye(4)
+    if rotation is not None:
+        t[:3, :3] = rotation
+    t[:3, 3] = translation_m
+    return t
+
+
+def translation(x_m: float, y_m: float, z_m: float) -> np.ndarray:
+    return transform(None, (x_m, y_m, z_m))
+
+
+def rot_x_h(angle_rad: float) -> np.ndarray:
+    return transform(rot_x(angle_rad))
+
+
+def rot_y_h(angle_rad: float) -> np.ndarray:
+    return transform(rot_y(angle_rad))
+
+
+def rot_z_h(angle_rad: float) -> np.ndarray:
+    return transform(rot_z(angle_rad))
+
+
+def inverse(t: np.ndarray) -> np.ndarray:
+    """Inverse of a rigid transform without a general matrix inversion."""
+    out = np.eye(4)
+    r_t = t[:3, :3].T
+    out[:3, :3] = r_t
+    out[:3, 3] = -r_t @ t[:3, 3]
+    return out
+
+
+def yaw_of(t: np.ndarray) -> float:
+    """Heading (rad) of a rotation or 4x4 pose: the angle of its x axis in the floor plane."""
+    return float(np.arctan2(t[1, 0], t[0, 0]))
+
+
+def rpy_from_rotation(r: np.ndarray) -> np.ndarray:
+    """(wx, wy, wz) such that r = Rz(wz) Ry(wy) Rx(wx); the URDF rpy convention too."""
+    wy = np.arctan2(-r[2, 0], np.hypot(r[0, 0], r[1, 0]))
+    if np.hypot(r[0, 0], r[1, 0]) < 1e-12:
+        # Gimbal lock: only wz - wx (or wz + wx) is defined; put it all in wx.
+        return np.array([np.arctan2(-r[1, 2], r[1, 1]), wy, 0.0])
+    return np.array([np.arctan2(r[2, 1], r[2, 2]), wy, np.arctan2(r[1, 0], r[0, 0])])
+
+
+def rotation_from_rpy(wx: float, wy: float, wz: float) -> np.ndarray:
+    return rot_z(wz) @ rot_y(wy) @ rot_x(wx)
+
+
+def position6d_from_transform(t: np.ndarray) -> np.ndarray:
+    """NAOqi Position6D (x, y, z, wx, wy, wz) in metres and radians."""
+    return np.concatenate([t[:3, 3], rpy_from_rotation(t[:3, :3])])
+
+
+def transform_from_position6d(p) -> np.ndarray:
+    return transform(rotation_from_rpy(p[3], p[4], p[5]), p[:3])
+
+
+def quaternion_xyzw_from_rotation(r: np.ndarray) -> np.ndarray:
+    """Unit quaternion (x, y, z, w) of a rotation matrix (Shepperd's method)."""
+    trace = r[0, 0] + r[1, 1] + r[2, 2]
+    if trace > 0.0:
+        s = 2.0 * np.sqrt(trace + 1.0)
+        q = [(r[2, 1] - r[1, 2]) / s, (r[0, 2] - r[2, 0]) / s, (r[1, 0] - r[0, 1]) / s, 0.25 * s]
+    elif r[0, 0] > r[1, 1] and r[0, 0] > r[2, 2]:
+        s = 2.0 * np.sqrt(1.0 + r[0, 0] - r[1, 1] - r[2, 2])
+        q = [0.25 * s, (r[0, 1] + r[1, 0]) / s, (r[0, 2] + r[2, 0]) / s, (r[2, 1] - r[1, 2]) / s]
+    elif r[1, 1] > r[2, 2]:
+        s = 2.0 * np.sqrt(1.0 + r[1, 1] - r[0, 0] - r[2, 2])
+        q = [(r[0, 1] + r[1, 0]) / s, 0.25 * s, (r[1, 2] + r[2, 1]) / s, (r[0, 2] - r[2, 0]) / s]
+    else:
+        s = 2.0 * np.sqrt(1.0 + r[2, 2] - r[0, 0] - r[1, 1])
+        q = [(r[0, 2] + r[2, 0]) / s, (r[1, 2] + r[2, 1]) / s, 0.25 * s, (r[1, 0] - r[0, 1]) / s]
+    q = np.asarray(q)
+    return q / np.linalg.norm(q)
+
+
+def rotation_from_quaternion_xyzw(q) -> np.ndarray:
+    x, y, z, w = np.asarray(q, dtype=float) / np.linalg.norm(q)
+    return np.array([
+        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+    ])
+
+
+def modified_dh(alpha_rad: float, a_m: float, theta_rad: float, d_m: float) -> np.ndarray:
+    """Craig's modified Denavit-Hartenberg link transform RotX(a) TransX(a) RotZ(theta) TransZ(d)."""
+    return rot_x_h(alpha_rad) @ translation(a_m, 0.0, 0.0) @ rot_z_h(theta_rad) @ translation(0.0, 0.0, d_m)

@@ -1,0 +1,38 @@
+"""The node suite: one list read by the launch files, the `nao-motion sim` bringup and the tests.
+
+Each entry names the console script (`ros2 run nao_motion <executable>`), the Python module
+with its `main` (so the suite also starts where no ROS 2 distribution is installed), its
+parameter file in config/, and its topic remaps in the full suite (see shared notes: the
+collision filter feeds the whole-body node, which owns `joint_commands`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class NodeSpec:
+    executable: str
+    module: str
+    config: str
+    remaps: dict = field(default_factory=dict)
+    role: str = "suite"  # "suite" (runs on the robot), "simulator", or "tool"
+
+
+NODES: tuple[NodeSpec, ...] = (
+    NodeSpec("kinematics", "nao_motion.nodes.kinematics_node", "kinematics.yaml"),
+    # Its robot-facing joint_commands feed the whole-body node, which owns joint_commands; alone
+    # (no whole-body node) it drives the robot with remaps={"joint_commands": "joint_commands"}.
+    NodeSpec("collision_filter", "nao_motion.nodes.collision_filter_node", "collision_filter.yaml",
+             remaps={"joint_commands": "collision_filter/safe_joint_commands"}),
+    NodeSpec("whole_body", "nao_motion.nodes.whole_body_node", "whole_body.yaml"),
+    NodeSpec("footstep_planner", "nao_motion.nodes.footstep_planner_node", "footstep_planner.yaml"),
+    NodeSpec("walk", "nao_motion.nodes.walk_node", "walk.yaml"),
+)
+SIMULATOR = NodeSpec("simulator", "nao_motion.nodes.simulator_node", "simulator.yaml", role="simulator")
+PLAYER = NodeSpec("joint_state_player", "nao_motion.nodes.player_node", "player.yaml", role="tool")
+
+
+def suite_nodes() -> tuple[NodeSpec, ...]:
+    return NODES

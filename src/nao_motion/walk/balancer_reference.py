@@ -1,0 +1,50 @@
+"""The generator's output as the whole-body balancer's ``WalkReference``.
+
+The balancer works in its world frame W (on the floor, z up, anchored when the walk starts);
+the generator in the footstep planner's odometry plane. ``world_from_odom`` (4x4, default
+identity: the walk node anchors the odometry where W is) maps one onto the other. Sole poses
+become 4x4 transforms with the sole flat (yaw only), the CoM a 3-vector at the cart-table's
+height. Not carried by ``WalkReference`` (the node applies them itself): the torso's TorsoWx/Wy
+and the arm-swing offsets.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import spatial
+from ..footsteps.pose2d import Pose2D, mean_pose
+from ..wholebody.balancer import WalkReference
+from .pattern_generator import WalkOutput
+
+__all__ = ["sole_transform", "pose_transform", "world_from_odom", "balancer_reference"]
+
+
+def sole_transform(sole: np.ndarray) -> np.ndarray:
+    """4x4 pose of a sole given as (x_m, y_m, z_m, yaw_rad)."""
+    return spatial.transform(spatial.rot_z(float(sole[3])), np.asarray(sole[:3], dtype=float))
+
+
+def pose_transform(pose: Pose2D, z_m: float = 0.0) -> np.ndarray:
+    """4x4 pose of a floor-plane pose lifted to height z_m."""
+    return sole_transform((pose.x, pose.y, z_m, pose.theta))
+
+
+def world_from_odom(left_odom: Pose2D, right_odom: Pose2D, left_sole_world: np.ndarray,
+                    right_sole_world: np.ndarray) -> np.ndarray:
+    """Yaw + translation putting the feet's midpoint and mean heading in odom onto the soles' in
+    wb_world (4x4 each); z: the lower sole (the floor of wb_world)."""
+    odom_mid = mean_pose(left_odom, right_odom)
+    world_mid = mean_pose(Pose2D.from_transform(left_sole_world), Pose2D.from_transform(right_sole_world))
+    floor_m = min(left_sole_world[2, 3], right_sole_world[2, 3])
+    return pose_transform(world_mid, floor_m) @ spatial.inverse(pose_transform(odom_mid))
+
+
+def balancer_reference(output: WalkOutput, world_from_odom: np.ndarray | None = None) -> WalkReference:
+    w = np.eye(4) if world_from_odom is None else np.asarray(world_from_odom, dtype=float)
+    return WalkReference(
+        com_world_m=w[:3, :3] @ output.com_m + w[:3, 3],
+        left_sole_world=w @ sole_transform(output.left_sole),
+        right_sole_world=w @ sole_transform(output.right_sole),
+        support=output.support,
+    )

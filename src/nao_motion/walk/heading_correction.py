@@ -1,0 +1,166 @@
+"""Heading correction: the steps the walk executes are turned by the heading the feet lost.
+
+Why. The walk is open loop in the floor plane: the balancer places each foot relative to the
+others as planned, assuming the planted feet do not move. They do: measured in the simulator
+on moveTo(1.0, 0.5, 1.57) (31 steps turning 3 deg each), the foot that has just landed turns
+~0.4-0.5 deg further in the turning direction during the double support that follows (the
+trailing foot, being unloaded, turns ~0.7 deg, but it is lifted and re-placed next), the
+support foot turns +-0.9 deg in single support (alternating, nearly cancelling) and the swing
+foot lands 0.1-0.4 deg off its target: summed along the chain of support feet, +10.3 deg of
+heading over the walk, which put the robot 11 deg and 12 cm off the goal. The translations
+(a millimetre per step) are much smaller. What the feet lose in yaw the torso's IMU sees; the
+balancer's model (its torso in ``wb_world``, feet fixed) does not. Their difference is the
+heading error, measurable on a real NAO (IMU yaw: the integrated gyro, good over a walk's
+tens of seconds; torso model: joint encoders), as NAOqi's own odometry is.
+
+What. At each step's lift-off, when the swing foot's trajectory has not started (so no
+reference jumps), the correction ``C`` (a 2D rigid transform, planned odometry plane ->
+executed plane) is turned by minus the heading error not yet corrected, about the support
+foot (the point the robot stands on, so the steps already taken stay where they are). Every
+pose not yet reached is executed through ``C``: the swinging foot's target and all later
+steps; a planted foot keeps the correction it landed with, so a planted foot is never moved.
+The plan itself (the footstep planner's queue, its odometry frame) is not changed: the walk
+executes a corrected copy of it, and reports odometry through ``C`` back in the planner's
+frame (``planned_from_executed``), which is then the robot's pose including the turn its feet
+lost, as the planner expects it.
+
+Per cycle (before ``WalkPatternGenerator.step``)::
+
+    steps, feet = correction.update(t_s, planner_steps, planner_feet, imu_yaw_rad, model_yaw_rad)
+    output = generator.step(t_s, steps, feet)
+
+``imu_yaw_rad``: the torso's measured yaw (IMU orientation); ``model_yaw_rad``: the torso's yaw
+in the balancer's world (its torso pose, the one that goes with the joints measured now). Both
+only count from ``reset`` on (their start values are the reference). The executed steps are
+rebuilt only when the plan, the correction or a planted foot changes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from ..footsteps.footstep import FeetState, Footstep, Leg
+from ..footsteps.pose2d import Pose2D, normalize_angle
+from .step_phase import StepPhases
+
+__all__ = ["HeadingCorrection", "HeadingCorrectionConfig", "rotation_about"]
+
+IDENTITY = Pose2D(0.0, 0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class HeadingCorrectionConfig:
+    """Fraction of the measured heading error corrected at each lift-off, and a per-step bound."""
+
+    gain: float = 1.0
+    # A step turns at most MaxStepTheta (0.349 rad) and the clipping's hard limit is 0.524 rad:
+    # a bounded correction keeps every executed step near its clipped plan even if the IMU
+    # reads a jump (a push, a collision).
+    max_step_correction_rad: float = 0.05
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.gain) and 0.0 <= self.gain <= 1.0):
+            raise ValueError(f"gain must be in [0, 1], got {self.gain!r}")
+        if not (math.isfinite(self.max_step_correction_rad) and 0.0 < self.max_step_correction_rad <= 0.2):
+            raise ValueError(f"max_step_correction_rad must be in (0, 0.2], got {self.max_step_correction_rad!r}")
+
+
+def rotation_about(x_m: float, y_m: float, angle_rad: float) -> Pose2D:
+    """The rigid transform turning the plane by ``angle_rad`` about the point (x_m, y_m)."""
+    c, s = math.cos(angle_rad), math.sin(angle_rad)
+    return Pose2D(x_m - (c * x_m - s * y_m), y_m - (s * x_m + c * y_m), angle_rad)
+
+
+class HeadingCorrection:
+    """Planned steps -> executed steps, turned by the measured heading error (module docstring)."""
+
+    def __init__(self, phases: StepPhases, config: HeadingCorrectionConfig | None = None):
+        self.phases = phases
+        self.config = config or HeadingCorrectionConfig()
+        self.reset(FeetState(IDENTITY, IDENTITY, None, 0.0), 0.0, 0.0)
+
+    def reset(self, feet: FeetState, imu_yaw_rad: float, model_yaw_rad: float) -> None:
+        """Start a walk from the planner's planted ``feet``: no correction, the yaws' reference."""
+        self.correction = IDENTITY  # executed_from_planned
+        self.heading_error_rad = 0.0
+        self._yaw_offset_rad = imu_yaw_rad - model_yaw_rad
+        self._leg_correction = {Leg.LEFT: IDENTITY, Leg.RIGHT: IDENTITY}  # what each planted foot landed with
+        self._planted = {Leg.LEFT: feet.left, Leg.RIGHT: feet.right}
+        self._lifted: Footstep | None = None
+        self._plan_in: tuple[Sequence[Footstep], FeetState] | None = None
+        self._executed: tuple[tuple[Footstep, ...], FeetState] = ((), feet)
+
+    @property
+    def corrected_rad(self) -> float:
+        """The heading turned into the executed steps so far (minus the measured error, when caught up)."""
+        return self.correction.theta
+
+    def planned_from_executed(self, pose: Pose2D) -> Pose2D:
+        """A pose measured in the executed plane (the balancer's, through ``world_from_odom``) in
+        the planner's odometry plane."""
+        return (self.correction.inverse() * pose).normalized()
+
+    def update(
+        self, t_s: float, steps: Sequence[Footstep], feet: FeetState, imu_yaw_rad: float | None,
+        model_yaw_rad: float,
+    ) -> tuple[tuple[Footstep, ...], FeetState]:
+        """The executed steps and planted feet at ``t_s`` for the planner's ``steps`` and ``feet``.
+
+        ``imu_yaw_rad`` None (no fresh IMU): the last error is kept, so once corrected nothing
+        more turns until the IMU is back.
+        """
+        if imu_yaw_rad is not None:
+            self.heading_error_rad = normalize_angle(imu_yaw_rad - model_yaw_rad - self._yaw_offset_rad)
+        changed = False
+        for leg in (Leg.LEFT, Leg.RIGHT):
+            if feet.pose(leg) != self._planted[leg]:  # that foot landed (or the plan was reset)
+                self._planted[leg] = feet.pose(leg)
+                self._leg_correction[leg] = self.correction
+                changed = True
+        current = steps[0] if steps and steps[0].start_s <= t_s else None
+        if current is not None and current is not self._lifted and t_s >= self.phases.swing_start_s(current):
+            self._lifted = current
+            changed |= self._turn_about(feet.pose(current.support_leg), current.support_leg)
+        if changed or not self._same_plan(steps, feet):
+            self._plan_in = (steps, feet)
+            self._executed = self._execute(steps, feet)
+        return self._executed
+
+    def _turn_about(self, support_planned: Pose2D, support_leg: Leg) -> bool:
+        """Turn ``C`` by the error not yet corrected, about the support foot where it is executed."""
+        cfg = self.config
+        error_rad = normalize_angle(self.heading_error_rad + self.correction.theta)
+        turn_rad = -min(cfg.max_step_correction_rad, max(-cfg.max_step_correction_rad, cfg.gain * error_rad))
+        if turn_rad == 0.0:
+            return False
+        support = self._leg_correction[support_leg] * support_planned
+        self.correction = (rotation_about(support.x, support.y, turn_rad) * self.correction).normalized()
+        return True
+
+    def _same_plan(self, steps: Sequence[Footstep], feet: FeetState) -> bool:
+        if self._plan_in is None:
+            return False
+        old_steps, old_feet = self._plan_in
+        # Not the feet's time: the planner advances it every cycle and the generator does not use it.
+        if (old_feet.left, old_feet.right, old_feet.last_moved) != (feet.left, feet.right, feet.last_moved) \
+                or len(old_steps) != len(steps):
+            return False
+        return all(a is b for a, b in zip(old_steps, steps))
+
+    def _execute(self, steps: Sequence[Footstep], feet: FeetState) -> tuple[tuple[Footstep, ...], FeetState]:
+        if self.correction == IDENTITY and all(c == IDENTITY for c in self._leg_correction.values()):
+            return tuple(steps), feet
+        left = (self._leg_correction[Leg.LEFT] * feet.left).normalized()
+        right = (self._leg_correction[Leg.RIGHT] * feet.right).normalized()
+        state = executed_feet = FeetState(left, right, feet.last_moved, feet.time_s)
+        out = []
+        for step in steps:
+            target = (self.correction * step.target).normalized()
+            support = state.pose(step.support_leg)
+            move = target.relative_to(support)
+            executed = replace(step, move=move, origin=state.pose(step.leg), target=target, support=support)
+            out.append(executed)
+            state = state.after(executed)
+        return tuple(out), executed_feet

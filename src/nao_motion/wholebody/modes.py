@@ -1,0 +1,74 @@
+"""NAOqi's whole-body vocabulary: foot states, support legs, effectors, and which combinations of
+foot states and balance constraint are allowed (the seed's "Balance Constraint" list).
+
+Plain data and checks, shared by the balancer, the node's parameter validation and the
+ALMotion client, so a combination is refused with the same reason everywhere.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+FEET = ("left", "right")
+SUPPORT_LEGS = ("Legs", "LLeg", "RLeg")
+EFFECTORS = ("Head", "LArm", "RArm")
+SUPPORT_FEET = {"Legs": ("left", "right"), "LLeg": ("left",), "RLeg": ("right",)}
+
+
+class FootState(str, Enum):
+    """wbFootState: FIXED holds all 6 DoF; PLANE holds z, wx, wy (slides in x, y, wz); FREE none."""
+
+    FIXED = "Fixed"
+    PLANE = "Plane"
+    FREE = "Free"
+
+
+def parse_foot_state(name: str) -> FootState:
+    try:
+        return FootState(name)
+    except ValueError:
+        raise ValueError(f"unknown foot state {name!r}: expected one of {[s.value for s in FootState]}") from None
+
+
+def check_support_leg(name: str) -> None:
+    if name not in SUPPORT_LEGS:
+        raise ValueError(f"unknown support leg {name!r}: expected one of {list(SUPPORT_LEGS)}")
+
+
+def foot_states_for(state_name: str, support_leg: str, current: dict[str, FootState]) -> dict[str, FootState]:
+    """NAOqi wbFootState(stateName, supportLeg): the new per-foot states (ValueError if malformed)."""
+    state = parse_foot_state(state_name)
+    check_support_leg(support_leg)
+    out = dict(current)
+    for foot in SUPPORT_FEET[support_leg]:
+        out[foot] = state
+    return out
+
+
+def balance_refusal(enabled: bool, support_leg: str, feet: dict[str, FootState]) -> str | None:
+    """Why this balance constraint cannot go with these foot states, or None when it can.
+
+    The seed's allowed combinations reduce to: "Legs" needs both feet on the ground (Fixed or
+    Plane) with at least one Fixed; "LLeg" / "RLeg" need that foot Fixed (the other is free to
+    be anything). A disabled constraint goes with any foot states.
+    """
+    check_support_leg(support_leg)
+    if not enabled:
+        return None
+    left, right = feet["left"], feet["right"]
+    if support_leg == "Legs":
+        if FootState.FREE in (left, right):
+            return (f"balance on Legs needs both feet on the ground (Fixed or Plane), "
+                    f"but left is {left.value} and right is {right.value}")
+        if FootState.FIXED not in (left, right):
+            return "balance on Legs needs at least one foot Fixed, but both are Plane"
+        return None
+    foot = "left" if support_leg == "LLeg" else "right"
+    if feet[foot] is not FootState.FIXED:
+        return f"balance on {support_leg} needs the {foot} foot Fixed, but it is {feet[foot].value}"
+    return None
+
+
+def check_effector(name: str) -> None:
+    if name not in EFFECTORS:
+        raise ValueError(f"unknown effector {name!r}: expected one of {list(EFFECTORS)}")

@@ -1,0 +1,358 @@
+"""The collision filter node as its own process over real DDS, with the test as the robot: first
+command, protection, malformed input, services and parameters, and the ALMotion client."""
+
+import os
+import threading
+import time
+
+import numpy as np
+import pytest
+
+rclpy = pytest.importorskip("rclpy")
+
+from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
+from rcl_interfaces.msg import Log, Parameter, ParameterType, ParameterValue  # noqa: E402
+from rcl_interfaces.srv import GetParameters, SetParameters  # noqa: E402
+from rclpy.executors import SingleThreadedExecutor  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+from std_msgs.msg import Float64  # noqa: E402
+from std_srvs.srv import SetBool  # noqa: E402
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
+from visualization_msgs.msg import MarkerArray  # noqa: E402
+
+from nao_motion.collision.pairs import collision_pairs  # noqa: E402
+from nao_motion.model import NaoModel  # noqa: E402
+from nao_motion.postures import posture  # noqa: E402
+from nao_motion.processes import NodeProcess  # noqa: E402
+from nao_motion.ros.qos import CYCLE_QOS  # noqa: E402
+from nao_motion.suite import NODES  # noqa: E402
+
+FILTER = next(spec for spec in NODES if spec.executable == "collision_filter")
+STANDALONE = {"joint_commands": "joint_commands"}  # the filter drives the robot (the suite remaps it)
+MODEL = NaoModel()
+LARM = ["LShoulderPitch", "LShoulderRoll", "LElbowYaw", "LElbowRoll"]
+LARM_IDX = [MODEL.joint_index(n) for n in LARM]
+FINAL = np.deg2rad([50.0, 6.0, 0.0, -150.0])
+# The nearest pose to FINAL keeping the margin (test_collision_avoidance checks it with SLSQP).
+NEAREST = np.deg2rad([46.371, 9.929, -3.040, -84.309])
+
+
+class Robot:
+    """The test's node: a perfect robot (joint_states = the last joint_commands, except limp
+    joints, which stay where the test puts them) that also records what the filter says."""
+
+    def __init__(self, q0):
+        self.node = rclpy.create_node("collision_filter_probe")
+        self.lock = threading.Lock()
+        self.q = q0.copy()
+        self.limp = np.zeros(MODEL.n_joints, dtype=bool)
+        self.commands, self.distances, self.markers, self.logs, self.diagnostics = [], [], [], [], []
+        self.states_pub = self.node.create_publisher(JointState, "joint_states", CYCLE_QOS)
+        self.targets_pub = self.node.create_publisher(JointState, "joint_targets", CYCLE_QOS)
+        self.trajectory_pub = self.node.create_publisher(JointTrajectory, "joint_trajectory", CYCLE_QOS)
+        self.node.create_subscription(JointState, "joint_commands", self._on_command, CYCLE_QOS)
+        self.node.create_subscription(Float64, "collision_filter/closest_distance",
+                                      lambda m: self._record(self.distances, m.data), CYCLE_QOS)
+        self.node.create_subscription(MarkerArray, "collision_filter/markers",
+                                      lambda m: self._record(self.markers, m), 10)
+        self.node.create_subscription(Log, "/rosout", self._on_log, 100)
+        self.node.create_subscription(DiagnosticArray, "/diagnostics",
+                                      lambda m: self._record(self.diagnostics, m), 10)
+        self.node.create_timer(0.01, self.publish_states)
+        self.executor = SingleThreadedExecutor()
+        self.executor.add_node(self.node)
+        self.thread = threading.Thread(target=self.executor.spin, daemon=True)
+        self.thread.start()
+
+    def _record(self, store, item):
+        with self.lock:
+            store.append(item)
+
+    def _on_log(self, msg: Log):
+        if msg.name == "collision_filter":
+            self._record(self.logs, msg.msg)
+
+    def _on_command(self, msg: JointState):
+        q = np.array(msg.position)
+        with self.lock:
+            self.commands.append(q)
+            self.q[~self.limp] = q[~self.limp]
+
+    def publish_states(self):
+        with self.lock:
+            msg = JointState(name=list(MODEL.joint_names), position=self.q.tolist())
+        self.states_pub.publish(msg)
+
+    def last_command(self):
+        with self.lock:
+            return self.commands[-1].copy() if self.commands else None
+
+    def wait(self, condition, timeout_s=10.0):
+        end = time.monotonic() + timeout_s
+        while time.monotonic() < end:
+            if condition():
+                return True
+            time.sleep(0.01)
+        return condition()
+
+    def count(self):
+        with self.lock:
+            return len(self.commands)
+
+    def settle(self, since=0, cycles=15, timeout_s=10.0):
+        """Wait for 30 commands after number `since` (so a motion sent then has started), then
+        until the commands have not changed for `cycles` cycles; returns the last command."""
+        def still():
+            with self.lock:
+                recent = self.commands[-cycles:]
+                new = len(self.commands) - since
+            return new >= 30 and np.ptp(np.array(recent), axis=0).max() < 1e-9
+        assert self.wait(still, timeout_s), "the commands did not settle"
+        return self.last_command()
+
+    def call(self, srv_type, name, request):
+        client = self.node.create_client(srv_type, name)
+        assert client.wait_for_service(timeout_sec=10.0), f"no service {name}"
+        future = client.call_async(request)
+        assert self.wait(future.done, 10.0), f"no answer from {name}"
+        self.node.destroy_client(client)
+        return future.result()
+
+    def set_parameter(self, name, value):
+        if isinstance(value, float):
+            pv = ParameterValue(type=ParameterType.PARAMETER_DOUBLE, double_value=value)
+        elif isinstance(value, int):
+            pv = ParameterValue(type=ParameterType.PARAMETER_INTEGER, integer_value=value)
+        else:
+            pv = ParameterValue(type=ParameterType.PARAMETER_STRING_ARRAY, string_array_value=list(value))
+        response = self.call(SetParameters, "collision_filter/set_parameters",
+                             SetParameters.Request(parameters=[Parameter(name=name, value=pv)]))
+        return response.results[0]
+
+    def protected_chains(self):
+        response = self.call(GetParameters, "collision_filter/get_parameters",
+                             GetParameters.Request(names=["protected_chains"]))
+        return list(response.values[0].string_array_value)
+
+
+START = posture(MODEL, "StandInit")
+START[MODEL.joint_index("HeadYaw")] = 0.3  # not a posture the node could know
+
+
+@pytest.fixture(scope="module")
+def running():
+    # conftest put this process on loopback in a domain of its own; the node joins it.
+    proc = NodeProcess(FILTER, dict(os.environ), remaps=STANDALONE).start()
+    rclpy.init()
+    robot = Robot(START)
+    try:
+        assert robot.wait(lambda: robot.commands, 20.0), "no joint_commands from the node"
+        yield proc, robot
+    finally:
+        robot.executor.shutdown()
+        robot.node.destroy_node()
+        rclpy.shutdown()
+        assert proc.stop() == 0, "the node did not exit cleanly on Ctrl-C"
+
+
+def send_targets(robot, names, positions, velocities=()):
+    robot.targets_pub.publish(JointState(name=list(names), position=[float(p) for p in positions],
+                                         velocity=[float(v) for v in velocities]))
+
+
+def go_home(robot):
+    count = robot.count()
+    send_targets(robot, LARM, START[LARM_IDX], [4.0] * 4)
+    robot.settle(count)
+
+
+def test_the_first_command_is_the_measured_pose(running):
+    _, robot = running
+    with robot.lock:
+        first = robot.commands[0]
+    np.testing.assert_allclose(first, MODEL.clip_to_limits(START), atol=1e-12)
+    assert len(first) == MODEL.n_joints
+
+
+def test_the_arm_sent_into_the_chest_stops_at_the_nearest_safe_pose(running):
+    _, robot = running
+    go_home(robot)
+    with robot.lock:
+        robot.distances.clear()
+        robot.markers.clear()
+    count = robot.count()
+    send_targets(robot, LARM, FINAL)  # max_speed_fraction (0.3) of each joint's speed
+    end = robot.settle(count)
+    np.testing.assert_allclose(end[LARM_IDX], NEAREST, atol=2e-4)
+    with robot.lock:
+        assert min(robot.distances) >= 0.0
+        markers = robot.markers[-1].markers
+    shapes = collision_pairs(MODEL).shapes
+    assert [m.header.frame_id for m in markers] == [s.link for s in shapes]
+    forearm = markers[[s.name for s in shapes].index("l_forearm")]
+    assert forearm.frame_locked and forearm.color.g < 0.8  # not green: held at the margin
+    go_home(robot)
+
+
+def trajectory(names, times, points):
+    msg = JointTrajectory(joint_names=list(names))
+    for t, p in zip(times, points):
+        point = JointTrajectoryPoint(positions=[float(v) for v in p])
+        point.time_from_start.sec, point.time_from_start.nanosec = int(t), int(round((t - int(t)) * 1e9))
+        msg.points.append(point)
+    return msg
+
+
+MALFORMED = {
+    "target_nan": ("joint_targets", lambda r: send_targets(r, LARM, [0.0, 0.0, np.nan, -0.5]), "non-finite"),
+    "target_unknown_joint": ("joint_targets", lambda r: send_targets(r, LARM + ["Tail"], [0, 0, 0, -0.5, 0]),
+                             "unknown joint names"),
+    "target_wrong_length": ("joint_targets", lambda r: send_targets(r, LARM, [0.0, 0.0]),
+                            "4 joint names but 2 position"),
+    "trajectory_empty": ("joint_trajectory", lambda r: r.trajectory_pub.publish(trajectory(LARM, [], [])),
+                         "no trajectory points"),
+    "trajectory_backwards": ("joint_trajectory", lambda r: r.trajectory_pub.publish(
+        trajectory(LARM, [1.0, 0.5], [[0, 0, 0, -0.5], [0.2, 0, 0, -0.5]])), "goes backwards"),
+    "trajectory_wrong_length": ("joint_trajectory", lambda r: r.trajectory_pub.publish(
+        trajectory(LARM, [0.5], [[0, 0, -0.5]])), "4 joint names but 3 position"),
+    "trajectory_nan": ("joint_trajectory", lambda r: r.trajectory_pub.publish(
+        trajectory(LARM, [0.5], [[0, 0, np.nan, -0.5]])), "non-finite"),
+    "trajectory_unknown_joint": ("joint_trajectory", lambda r: r.trajectory_pub.publish(
+        trajectory(["LShoulderPitch", "Tail"], [0.5], [[0, 0]])), "unknown joint names"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_malformed_commands_are_rejected_and_the_robot_keeps_its_command(running, case):
+    proc, robot = running
+    topic, send, reason = MALFORMED[case]
+    before = robot.settle()
+    with robot.lock:
+        robot.logs.clear()
+        count = len(robot.commands)
+    send(robot)
+    assert robot.wait(lambda: any(reason in line for line in robot.logs), 5.0), f"no log line for {case}"
+    time.sleep(0.2)
+    with robot.lock:
+        after = np.array(robot.commands[count:])
+        line = next(line for line in robot.logs if reason in line)
+    assert len(after) > 5 and np.all(after == before), "the command changed"
+    assert line.startswith(f"{topic} rejected, the robot keeps its last safe command")
+    assert proc.running()
+
+
+def test_protection_services_and_parameters(running):
+    _, robot = running
+    assert sorted(robot.protected_chains()) in (["Arms"], ["LArm", "RArm"])
+    response = robot.call(SetBool, "collision_filter/set_protection/LArm", SetBool.Request(data=False))
+    assert response.success and "LArm collision protection disabled" in response.message
+    assert robot.protected_chains() == ["RArm"]
+    assert robot.call(SetBool, "collision_filter/set_protection/Arms", SetBool.Request(data=False)).success
+    assert robot.protected_chains() == []
+    assert robot.call(SetBool, "collision_filter/set_protection/Arms", SetBool.Request(data=True)).success
+    assert robot.protected_chains() == ["LArm", "RArm"]
+    refused = robot.set_parameter("protected_chains", ["LArm", "Head"])
+    assert not refused.successful and "unknown collision protection chain 'Head'" in refused.reason
+    for name, value, reason in (("margin_m", -0.01, "margin_m"), ("margin_m", 1, "type"),
+                                ("influence_distance_m", 0.001, "influence_distance_m"),
+                                ("max_speed_fraction", 1.5, "max_speed_fraction")):
+        result = robot.set_parameter(name, value)
+        assert not result.successful and reason in result.reason
+    assert robot.protected_chains() == ["LArm", "RArm"]
+    assert robot.set_parameter("margin_m", 0.01).successful
+    assert robot.set_parameter("margin_m", 0.005).successful
+
+
+def test_diagnostics_report_the_cycle_and_the_constraints(running):
+    _, robot = running
+    assert robot.wait(lambda: any(s.name == "nao_motion: collision_filter" for d in robot.diagnostics
+                                  for s in d.status), 5.0)
+    with robot.lock:
+        status = [s for d in robot.diagnostics for s in d.status if s.name == "nao_motion: collision_filter"][-1]
+    keys = {kv.key for kv in status.values}
+    assert {"cycle_time_median_ms", "active_constraints", "closest_distance_m", "outcome"} <= keys
+
+
+def test_almotion_client_commands_and_protection(running):
+    from nao_motion.almotion import ALMotion, ALMotionError
+
+    _, robot = running
+    go_home(robot)
+    motion = ALMotion()
+    try:
+        assert motion.getCollisionProtectionEnabled("Arms")
+        assert motion.setCollisionProtectionEnabled("LArm", False)
+        assert not motion.getCollisionProtectionEnabled("LArm") and motion.getCollisionProtectionEnabled("RArm")
+        assert not motion.getCollisionProtectionEnabled("Arms")
+        assert motion.setCollisionProtectionEnabled("Arms", True) and motion.getCollisionProtectionEnabled("LArm")
+        with pytest.raises(ALMotionError, match="unknown collision protection chain 'Head'"):
+            motion.setCollisionProtectionEnabled("Head", True)
+        with pytest.raises(ALMotionError, match="unknown collision protection chain"):
+            motion.getCollisionProtectionEnabled("Legs")
+
+        # Blocking interpolation with per-joint time lists (merged on their union).
+        motion.angleInterpolation(["LShoulderPitch", "HeadYaw"], [[1.0, 1.2], [-0.2]], [[0.2, 0.4], [0.3]], True)
+        q = robot.last_command()
+        assert q[MODEL.joint_index("LShoulderPitch")] == pytest.approx(1.2, abs=1e-9)
+        assert q[MODEL.joint_index("HeadYaw")] == pytest.approx(-0.2, abs=1e-9)
+        motion.angleInterpolation("HeadYaw", 0.1, 0.2, False)  # relative
+        assert robot.last_command()[MODEL.joint_index("HeadYaw")] == pytest.approx(-0.1, abs=1e-9)
+        with pytest.raises(ALMotionError, match="positive and increasing"):
+            motion.angleInterpolation("HeadYaw", [0.1, 0.2], [0.5, 0.4], True)
+
+        # NAOqi's example motion: blocking until the arm rests at the nearest safe pose.
+        motion.angleInterpolationWithSpeed("LArm", list(FINAL) + [0.0, 0.0], 0.5)
+        np.testing.assert_allclose(robot.last_command()[LARM_IDX], NEAREST, atol=2e-4)
+        count = robot.count()
+        motion.setAngles(LARM, list(START[LARM_IDX]), 0.8)  # non-blocking
+        end = robot.settle(count)
+        np.testing.assert_allclose(end[LARM_IDX], START[LARM_IDX], atol=1e-9)
+
+        # A limp arm's command follows the arm (moved by hand here); stiff again: no jump.
+        with robot.lock:
+            robot.limp[[MODEL.joint_index(n) for n in MODEL.names_for("LArm")]] = True
+            robot.q[LARM_IDX[0]] = 0.4
+        motion.setStiffnesses("LArm", 0.0)
+        assert robot.wait(lambda: robot.last_command()[LARM_IDX[0]] == pytest.approx(0.4, abs=1e-9), 5.0)
+        motion.setStiffnesses("LArm", 1.0)
+        with robot.lock:
+            robot.limp[:] = False
+        time.sleep(0.3)
+        assert robot.last_command()[LARM_IDX[0]] == pytest.approx(0.4, abs=1e-9)
+        with pytest.raises(ALMotionError, match=r"stiffnesses must be in \[0, 1\]"):
+            motion.setStiffnesses("LArm", 1.5)
+        with pytest.raises(ALMotionError, match="expected one number or 6 numbers"):
+            motion.setStiffnesses("LArm", [1.0, 0.5])
+    finally:
+        motion.close()
+    go_home(robot)
+
+
+def test_almotion_posture_wake_up_and_rest(running):
+    from nao_motion.almotion import ALMotion, ALMotionError
+    from nao_motion.almotion.posture import ALRobotPosture
+    from nao_motion.postures import posture
+
+    _, robot = running
+    go_home(robot)
+    sent = []  # the client's joint_stiffness messages: (names, values)
+    with ALMotion.connect() as motion:
+        motion.node.create_subscription(JointState, "joint_stiffness",
+                                        lambda m: sent.append((list(m.name), list(m.effort))), 10)
+        postures = ALRobotPosture(motion)
+        assert {"StandInit", "Stand", "Crouch"} <= set(postures.getPostureList())
+        with pytest.raises(ALMotionError, match="unknown posture 'Sit'"):
+            postures.goToPosture("Sit", 0.5)
+        with pytest.raises(ALMotionError, match="maxSpeedFraction"):
+            postures.goToPosture("Stand", 0.0)
+        assert postures.goToPosture("Stand", 1.0)
+        np.testing.assert_allclose(robot.last_command(), posture(MODEL, "Stand"), atol=1e-6)
+
+        motion.wakeUp()
+        assert robot.wait(lambda: len(sent) == 1, 5.0)
+        assert sent[0] == (list(MODEL.names_for("Body")), [1.0] * len(MODEL.names_for("Body")))
+        motion.rest()  # down to Crouch, then limp
+        np.testing.assert_allclose(robot.last_command(), posture(MODEL, "Crouch"), atol=1e-3)
+        assert robot.wait(lambda: len(sent) == 2, 5.0)
+        assert sent[1][1] == [0.0] * len(MODEL.names_for("Body"))
+    go_home(robot)

@@ -1,0 +1,196 @@
+"""The kinematics node as its own process over real DDS: transforms, COM, bad input, staleness."""
+
+import os
+import time
+
+import numpy as np
+import pytest
+
+rclpy = pytest.importorskip("rclpy")
+tf2_msgs = pytest.importorskip("tf2_msgs")
+
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus  # noqa: E402
+from geometry_msgs.msg import PointStamped  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+from std_msgs.msg import String  # noqa: E402
+
+from nao_motion.kinematics import ForwardKinematics  # noqa: E402
+from nao_motion.model import NaoModel  # noqa: E402
+from nao_motion.postures import posture  # noqa: E402
+from nao_motion.processes import NodeProcess  # noqa: E402
+from nao_motion.ros.qos import CYCLE_QOS, LATCHED_QOS  # noqa: E402
+from nao_motion.ros.tf_listener import TfListener  # noqa: E402
+from nao_motion.suite import NODES  # noqa: E402
+from nao_motion.urdf import generate_urdf  # noqa: E402
+
+KINEMATICS = next(spec for spec in NODES if spec.executable == "kinematics")
+
+
+class Probe:
+    """The test's own node: publishes joint states, records what the kinematics node sends."""
+
+    def __init__(self):
+        self.node = rclpy.create_node("kinematics_probe")
+        self.tf = TfListener(self.node)
+        self.coms, self.descriptions, self.diagnostics = [], [], []
+        self.node.create_subscription(PointStamped, "com", self.coms.append, CYCLE_QOS)
+        self.node.create_subscription(String, "robot_description", self.descriptions.append, LATCHED_QOS)
+        self.node.create_subscription(DiagnosticArray, "/diagnostics", self.diagnostics.append, 10)
+        self.pub = self.node.create_publisher(JointState, "joint_states", CYCLE_QOS)
+
+    def spin(self, seconds: float, until=None) -> bool:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            rclpy.spin_once(self.node, timeout_sec=0.01)
+            if until is not None and until():
+                return True
+        return until() if until is not None else True
+
+    def publish(self, names, positions) -> None:
+        msg = JointState(name=list(names), position=[float(p) for p in positions])
+        msg.header.stamp = self.node.get_clock().now().to_msg()
+        self.pub.publish(msg)
+
+    def stream(self, names, positions, seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            self.publish(names, positions)
+            self.spin(0.01)
+
+
+@pytest.fixture(scope="module")
+def running():
+    # conftest put this process on loopback in a domain of its own; the node joins it.
+    proc = NodeProcess(KINEMATICS, dict(os.environ), params={"stale_timeout_s": 0.3}).start()
+    rclpy.init()
+    probe = Probe()
+    try:
+        assert probe.spin(20.0, until=lambda: probe.descriptions), "no robot_description from the node"
+        yield proc, probe
+    finally:
+        probe.node.destroy_node()
+        rclpy.shutdown()
+        assert proc.stop() == 0, "the node did not exit cleanly on Ctrl-C"
+
+
+def test_transforms_and_com_match_the_core(running):
+    proc, probe = running
+    model = NaoModel()
+    fk = ForwardKinematics(model)
+    q = posture(model, "StandInit")
+    q[model.joint_index("HeadYaw")] = 0.4
+    q[model.joint_index("LShoulderPitch")] = -0.3
+    probe.coms.clear()
+    probe.stream(model.joint_names, q, 1.0)
+    assert probe.spin(2.0, until=lambda: probe.coms)
+    state = fk.compute(q)
+    for frame in ("l_gripper", "r_sole", "CameraTop", "gaze", "LForeArm", "Head"):
+        np.testing.assert_allclose(probe.tf.lookup(frame, "torso"), fk.pose(state, frame), atol=1e-6)
+    c = probe.coms[-1]
+    assert c.header.frame_id == "torso"
+    np.testing.assert_allclose([c.point.x, c.point.y, c.point.z], state.com_torso_m, atol=1e-9)
+    # REP-120 chain: base_footprint -> base_link -> torso, footprint on the lower sole.
+    footprint = probe.tf.lookup("torso", "base_footprint")
+    np.testing.assert_allclose(footprint[2, 3], -fk.pose(state, "l_sole")[2, 3], atol=1e-6)
+    assert probe.tf.parent_of["base_link"] == "base_footprint"
+    assert {"l_sole", "r_sole", "CameraTop", "CameraBottom", "gaze", "l_gripper"} <= probe.tf.static_frames
+
+
+def test_robot_description_is_the_generated_urdf(running):
+    _, probe = running
+    assert probe.descriptions[0].data == generate_urdf(NaoModel())
+
+
+def _received_after(probe, action, seconds=0.6) -> int:
+    before = probe.tf.dynamic_messages
+    action()
+    probe.spin(seconds)
+    return probe.tf.dynamic_messages - before
+
+
+@pytest.mark.parametrize("case", ["nan", "inf", "length_mismatch", "duplicate"])
+def test_malformed_messages_publish_nothing_and_keep_the_node_alive(running, case):
+    proc, probe = running
+    model = NaoModel()
+    names, q = list(model.joint_names), posture(model, "StandInit")
+    bad = {
+        "nan": (names, np.where(np.arange(len(q)) == 3, np.nan, q)),
+        "inf": (names, np.where(np.arange(len(q)) == 9, np.inf, q)),
+        "length_mismatch": (names, q[:-2]),
+        "duplicate": (names + ["HeadYaw"], list(q) + [0.0]),
+    }[case]
+    probe.spin(0.5)  # let earlier valid messages drain
+    sent = _received_after(probe, lambda: [probe.publish(*bad) or probe.spin(0.01) for _ in range(20)])
+    assert sent == 0, f"{case}: the node published TF from a malformed message"
+    assert proc.running()
+    probe.stream(names, q, 0.3)
+    assert probe.spin(1.0, until=lambda: probe.tf.dynamic_messages > 0)
+
+
+def test_unknown_joint_names_are_ignored_and_known_ones_used(running):
+    proc, probe = running
+    model = NaoModel()
+    q = posture(model, "StandInit")
+    probe.stream(model.joint_names, q, 0.3)
+    names = list(model.joint_names) + ["LFinger21", "Tail"]
+    values = list(q) + [0.1, 0.2]
+    values[model.joint_index("HeadYaw")] = -0.7
+    received = _received_after(probe, lambda: probe.stream(names, values, 0.3))
+    assert received > 0
+    expected = ForwardKinematics(model).pose(ForwardKinematics(model).compute(np.array(values[:26])), "Head")
+    np.testing.assert_allclose(probe.tf.lookup("Head", "torso"), expected, atol=1e-6)
+    assert proc.running()
+
+
+def test_missing_joints_keep_their_last_value(running):
+    _, probe = running
+    model = NaoModel()
+    fk = ForwardKinematics(model)
+    q = posture(model, "StandInit")
+    probe.stream(model.joint_names, q, 0.3)
+    probe.stream(["HeadYaw"], [0.9], 0.3)  # a partial message: only the head moves
+    q[model.joint_index("HeadYaw")] = 0.9
+    np.testing.assert_allclose(probe.tf.lookup("CameraTop", "torso"), fk.pose(fk.compute(q), "CameraTop"), atol=1e-6)
+    np.testing.assert_allclose(probe.tf.lookup("l_gripper", "torso"), fk.pose(fk.compute(q), "l_gripper"), atol=1e-6)
+
+
+def test_stale_input_stops_publication_and_warns(running):
+    proc, probe = running
+    model = NaoModel()
+    probe.stream(model.joint_names, posture(model, "StandInit"), 0.3)
+    probe.spin(0.5)  # longer than stale_timeout_s = 0.3
+    probe.diagnostics.clear()
+    assert _received_after(probe, lambda: None, seconds=1.5) == 0
+    levels = [s.level for d in probe.diagnostics for s in d.status if s.name == "nao_motion: kinematics"]
+    assert DiagnosticStatus.WARN in levels
+    probe.stream(model.joint_names, posture(model, "StandInit"), 0.3)
+    assert probe.tf.dynamic_messages > 0 and proc.running()
+
+
+def test_almotion_client_answers_like_the_core(running):
+    from nao_motion.almotion import ALMotion, ALMotionError
+
+    _, probe = running
+    model = NaoModel()
+    fk = ForwardKinematics(model)
+    q = posture(model, "StandInit")
+    q[model.joint_index("RShoulderPitch")] = 0.2
+    client = ALMotion()
+    try:
+        probe.stream(model.joint_names, q, 0.5)
+        state = fk.compute(q)
+        np.testing.assert_allclose(np.reshape(client.getTransform("RArm", 0, True), (4, 4)), fk.pose(state, "RArm"),
+                                   atol=1e-9)
+        np.testing.assert_allclose(client.getPosition("CameraTop", 2, True),
+                                   fk.position_in_space(state, "CameraTop", 2), atol=1e-9)
+        np.testing.assert_allclose(client.getCOM("Body", 0, True), state.com_torso_m, atol=1e-9)
+        assert client.getAngles("RShoulderPitch", True) == pytest.approx([0.2])
+        assert client.getJointNames("LLeg")[0] == "LHipYawPitch"
+        assert client.getLimits("LKneePitch")[0][3] == pytest.approx(3.023)
+        assert client.getRobotConfig()[1][0] == "naoH25"
+        with pytest.raises(ALMotionError, match="space"):
+            client.getPosition("Head", 5, True)
+        with pytest.raises(ALMotionError, match="Tail"):
+            client.getTransform("Tail", 0, True)
+    finally:
+        client.close()

@@ -1,0 +1,401 @@
+"""The walk node as its own process over real DDS, fed by a real footstep planner node, without
+the simulator. The test's node is a perfect whole-body balancer and robot: joint_states hold
+StandInit, the FSRs read the robot's weight, and whole_body/torso_pose puts the centre of mass
+where the last whole_body/com_reference asked (the torso turned 0.3 rad in wb_world, away
+from odom, so the odom -> wb_world mapping is exercised). Also the ALMotion walk methods."""
+
+import math
+import os
+import threading
+import time
+
+import numpy as np
+import pytest
+
+rclpy = pytest.importorskip("rclpy")
+
+from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
+from geometry_msgs.msg import PointStamped, PoseArray, PoseStamped  # noqa: E402
+from nav_msgs.msg import Odometry  # noqa: E402
+from rcl_interfaces.msg import Log  # noqa: E402
+from rclpy.executors import SingleThreadedExecutor  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+from std_msgs.msg import Bool, Float32MultiArray, Float64MultiArray, String  # noqa: E402
+from std_srvs.srv import Trigger  # noqa: E402
+from tf2_msgs.msg import TFMessage  # noqa: E402
+
+from nao_motion.kinematics import ForwardKinematics  # noqa: E402
+from nao_motion.model import NaoModel  # noqa: E402
+from nao_motion.postures import posture  # noqa: E402
+from nao_motion.processes import NodeProcess  # noqa: E402
+from nao_motion.ros.footstep_messages import FootstepPlan, decode_plan  # noqa: E402
+from nao_motion.ros.qos import CYCLE_QOS, LATCHED_QOS, TF_QOS  # noqa: E402
+from nao_motion.spatial import rot_z, transform  # noqa: E402
+from nao_motion.suite import NODES  # noqa: E402
+
+WALK = next(spec for spec in NODES if spec.executable == "walk")
+PLANNER = next(spec for spec in NODES if spec.executable == "footstep_planner")
+MODEL = NaoModel()
+FK = ForwardKinematics(MODEL)
+STAND_INIT = posture(MODEL, "StandInit")
+STATE = FK.compute(STAND_INIT)
+COM_TORSO = FK.com(STATE)
+YAW = 0.3  # the robot's heading in wb_world
+R = rot_z(YAW)
+SOLE_Z_TORSO = FK.pose(STATE, "l_sole")[2, 3]
+START_TORSO = transform(R, (0.5, 0.2, -SOLE_Z_TORSO))
+WEIGHT_N = MODEL.total_mass_kg * 9.81
+CYCLE_S = MODEL.cycle_time_s
+
+
+class Robot:
+    """Publishes the robot's side (joint_states, torso pose, FSRs); records what the nodes say."""
+
+    def __init__(self):
+        self.node = rclpy.create_node("walk_probe")
+        node = self.node
+        self.cond = threading.Condition()
+        self.q = STAND_INIT.copy()
+        self.torso = START_TORSO.copy()
+        self.fsr_n = WEIGHT_N / 8.0  # per sensor, 8 sensors
+        self.com_refs, self.feet_refs, self.supports, self.active, self.odom = [], [], [], [], []
+        self.plans, self.logs, self.diagnostics, self.tf, self.targets = [], [], [], [], []
+        self.states_pub = node.create_publisher(JointState, "joint_states", CYCLE_QOS)
+        self.torso_pub = node.create_publisher(PoseStamped, "whole_body/torso_pose", CYCLE_QOS)
+        self.fsr_pubs = [node.create_publisher(Float32MultiArray, f"fsr/{s}", CYCLE_QOS) for s in ("left", "right")]
+        self.stiffness_pub = node.create_publisher(JointState, "joint_stiffness", CYCLE_QOS)
+        self.targets_pub = node.create_publisher(JointState, "joint_targets", CYCLE_QOS)
+        self.goal_pub = node.create_publisher(PoseStamped, "goal_pose", 10)
+        self.bad_plan_pub = node.create_publisher(Float64MultiArray, "footsteps/plan", LATCHED_QOS)
+        node.create_subscription(PointStamped, "whole_body/com_reference", self._on_com_ref, CYCLE_QOS)
+        node.create_subscription(PoseArray, "whole_body/foot_references", self._stamped(self.feet_refs), CYCLE_QOS)
+        node.create_subscription(String, "whole_body/support", self._stamped(self.supports), CYCLE_QOS)
+        node.create_subscription(Bool, "walk/active", self._stamped(self.active), LATCHED_QOS)
+        node.create_subscription(Odometry, "odom", self._stamped(self.odom), 10)
+        node.create_subscription(TFMessage, "/tf", self._stamped(self.tf), TF_QOS)
+        node.create_subscription(JointState, "joint_targets", self._stamped(self.targets), CYCLE_QOS)
+        node.create_subscription(Float64MultiArray, "footsteps/plan", self._on_plan, LATCHED_QOS)
+        node.create_subscription(Log, "/rosout", self._on_log, 100)
+        node.create_subscription(DiagnosticArray, "/diagnostics", self._on_diagnostics, 10)
+        node.create_timer(CYCLE_S, self.publish)
+        self.executor = SingleThreadedExecutor()
+        self.executor.add_node(node)
+        self.thread = threading.Thread(target=self.executor.spin, daemon=True)
+        self.thread.start()
+
+    # --- records ------------------------------------------------------------------------------
+    def _stamped(self, store):
+        def add(msg):
+            with self.cond:
+                store.append((time.monotonic(), msg))
+                self.cond.notify_all()
+        return add
+
+    def _on_com_ref(self, msg: PointStamped):
+        com = np.array([msg.point.x, msg.point.y, msg.point.z])
+        with self.cond:
+            self.com_refs.append((time.monotonic(), com))
+            # A perfect balancer: the torso (upright, heading YAW) where the CoM is the reference.
+            self.torso = transform(R, com - R @ COM_TORSO)
+            self.cond.notify_all()
+
+    def _on_plan(self, msg):
+        try:
+            plan = decode_plan(msg)
+        except ValueError:
+            return
+        self._stamped(self.plans)(plan)
+
+    def _on_log(self, msg: Log):
+        if msg.name == "walk":
+            self._stamped(self.logs)(msg.msg)
+
+    def _on_diagnostics(self, msg: DiagnosticArray):
+        for status in msg.status:
+            if status.name == "nao_motion: walk":
+                self._stamped(self.diagnostics)({kv.key: kv.value for kv in status.values} | {"_level": status.level,
+                                                                                          "_message": status.message})
+
+    def publish(self):
+        stamp = self.node.get_clock().now().to_msg()
+        with self.cond:
+            q, torso, fsr = self.q.copy(), self.torso.copy(), self.fsr_n
+        states = JointState(name=list(MODEL.joint_names), position=q.tolist())
+        states.header.stamp = stamp
+        self.states_pub.publish(states)
+        pose = PoseStamped()
+        pose.header.frame_id, pose.header.stamp = "wb_world", stamp
+        pose.pose.position.x, pose.pose.position.y, pose.pose.position.z = torso[:3, 3].tolist()
+        yaw = math.atan2(torso[1, 0], torso[0, 0])
+        pose.pose.orientation.z, pose.pose.orientation.w = math.sin(yaw / 2), math.cos(yaw / 2)
+        self.torso_pub.publish(pose)
+        for pub in self.fsr_pubs:
+            pub.publish(Float32MultiArray(data=[fsr] * 4))
+
+    # --- helpers ------------------------------------------------------------------------------
+    def wait(self, condition, timeout_s=10.0) -> bool:
+        with self.cond:
+            return self.cond.wait_for(condition, timeout_s)
+
+    def since(self, store, t0):
+        with self.cond:
+            return [m for t, m in store if t >= t0]
+
+    def is_active(self) -> bool:
+        with self.cond:
+            return bool(self.active) and self.active[-1][1].data
+
+    def plan(self) -> FootstepPlan:
+        assert self.wait(lambda: self.plans, 20.0), "no footsteps/plan"
+        with self.cond:
+            return self.plans[-1][1]
+
+    def call(self, name: str) -> Trigger.Response:
+        client = self.node.create_client(Trigger, name)
+        assert client.wait_for_service(timeout_sec=10.0), f"no service {name}"
+        future = client.call_async(Trigger.Request())
+        end = time.monotonic() + 15.0
+        while not future.done() and time.monotonic() < end:
+            time.sleep(0.005)
+        self.node.destroy_client(client)
+        assert future.done(), f"no answer from {name}"
+        return future.result()
+
+    def idle(self) -> None:
+        """No plan, no walk."""
+        if self.plan().steps:
+            assert self.call("kill_move").success
+        assert self.wait(lambda: not self.plans[-1][1].steps and not self.is_active(), 10.0), "the walk did not stop"
+
+    def goal(self, x, y, theta) -> float:
+        """goal_pose in odom; returns when sent (monotonic)."""
+        msg = PoseStamped()
+        msg.header.frame_id = "odom"
+        msg.pose.position.x, msg.pose.position.y = float(x), float(y)
+        msg.pose.orientation.z, msg.pose.orientation.w = math.sin(theta / 2), math.cos(theta / 2)
+        t0 = time.monotonic()
+        self.goal_pub.publish(msg)
+        return t0
+
+    def stiffness(self, value: float, names=()):
+        self.stiffness_pub.publish(JointState(name=list(names), effort=[float(value)] * max(1, len(names))))
+
+    def last_diagnostics(self, t0, key_contains: str, timeout_s=5.0) -> dict:
+        assert self.wait(lambda: any(key_contains in d["_message"] or key_contains in d.get("last_reason", "")
+                                     for d in self.since(self.diagnostics, t0)), timeout_s), \
+            f"no walk diagnostics mentioning {key_contains!r}: {self.since(self.diagnostics, t0)[-1:]}"
+        return next(d for d in self.since(self.diagnostics, t0)
+                    if key_contains in d["_message"] or key_contains in d.get("last_reason", ""))
+
+
+@pytest.fixture(scope="module")
+def running():
+    env = dict(os.environ)  # conftest put this process on loopback in a domain of its own
+    planner = NodeProcess(PLANNER, env).start()
+    walk = NodeProcess(WALK, env).start()
+    rclpy.init()
+    robot = Robot()
+    try:
+        assert robot.wait(lambda: robot.plans and robot.active and robot.odom, 30.0), \
+            "no plan, walk/active or odom from the nodes"
+        yield robot
+    finally:
+        robot.executor.shutdown()
+        robot.node.destroy_node()
+        rclpy.shutdown()
+        assert walk.stop() == 0, "the walk node did not exit cleanly on Ctrl-C"
+        assert planner.stop() == 0
+
+
+def odom_pose(msg: Odometry):
+    p, q = msg.pose.pose.position, msg.pose.pose.orientation
+    return p.x, p.y, 2.0 * math.atan2(q.z, q.w)
+
+
+def test_walk_executes_a_goal(running):
+    robot = running
+    robot.idle()
+    start_odom = odom_pose(robot.since(robot.odom, 0.0)[-1])
+    with robot.cond:
+        start_torso = robot.torso.copy()
+    goal_x = start_odom[0] + 0.15
+    t0 = robot.goal(goal_x, start_odom[1], 0.0)
+    assert robot.wait(lambda: robot.is_active(), 5.0), "walk/active did not turn true"
+    plan = next(p for p in robot.since(robot.plans, t0) if p.steps)
+    # A user arm command in the middle of the walk: the left arm is the user's for a while.
+    time.sleep(1.5)
+    t_user = time.monotonic()
+    robot.targets_pub.publish(JointState(name=["LShoulderPitch"], position=[0.5]))
+    assert robot.wait(lambda: not robot.is_active(), plan.steps[-1].end_s - plan.time_s + 5.0), "the walk did not end"
+    t_end = time.monotonic()
+    time.sleep(0.5)
+
+    coms = robot.since(robot.com_refs, t0)
+    # references at the cycle rate while walking, none after
+    times = np.array([t for t, _ in robot.com_refs if t >= t0])
+    walking_s = times[-1] - times[0]
+    assert walking_s > 3.0 and len(times) >= 0.7 * walking_s / CYCLE_S, (len(times), walking_s)
+    assert times[-1] <= t_end + 0.05
+    assert len(robot.since(robot.com_refs, t_end + 0.1)) == 0
+    assert len(robot.since(robot.feet_refs, t0)) == pytest.approx(len(coms), abs=5)
+
+    # single support alternates with the plan's legs: the support leg is the other leg
+    supports = [s.data for s in robot.since(robot.supports, t0)]
+    phases = [s for i, s in enumerate(supports) if s != "Legs" and (i == 0 or supports[i - 1] != s)]
+    assert phases == [step.leg.other.value for step in plan.steps]
+    assert {"Legs", "LLeg", "RLeg"} == set(supports)
+
+    # the first foot references are the feet where the (fake) balancer has them
+    first = robot.since(robot.feet_refs, t0)[0].poses
+    for pose, sole in zip(first, ("l_sole", "r_sole")):
+        expected = start_torso @ FK.pose(STATE, sole)
+        np.testing.assert_allclose([pose.position.x, pose.position.y, pose.position.z], expected[:3, 3], atol=2e-3)
+
+    # the CoM reference goes toward the goal: 0.15 m along the robot's heading in wb_world
+    heading = R[:3, 0]
+    travel = coms[-1] - coms[0]
+    assert travel @ heading == pytest.approx(0.15, abs=0.02)
+    assert abs(travel @ R[:3, 1]) < 0.02
+    assert coms[-1][2] == pytest.approx(coms[0][2], abs=1e-6)  # constant CoM height
+
+    # walk/active went true then false
+    flags = [m.data for m in robot.since(robot.active, t0)]
+    assert True in flags and flags[-1] is False
+
+    # odometry and odom -> base_footprint reach the goal
+    end_odom = odom_pose(robot.since(robot.odom, t_end)[-1])
+    assert end_odom[0] == pytest.approx(goal_x, abs=0.01) and end_odom[1] == pytest.approx(start_odom[1], abs=0.01)
+    transforms = [t for m in robot.since(robot.tf, t_end) for t in m.transforms if t.child_frame_id == "base_footprint"]
+    assert transforms and transforms[-1].header.frame_id == "odom"
+    assert transforms[-1].transform.translation.x == pytest.approx(goal_x, abs=0.01)
+    xs = [odom_pose(m)[0] for m in robot.since(robot.odom, t0)]
+    assert np.all(np.diff(xs) > -1e-3)  # forward all along
+
+    # arm swing: only the shoulder pitches, swinging; the left arm left to the user for the hold
+    swing = [(t, m) for t, m in robot.targets if t >= t0 and m.header.frame_id == "walk_arm_swing"]
+    assert swing and all(set(m.name) <= {"LShoulderPitch", "RShoulderPitch"} for _, m in swing)
+    right = [m.position[list(m.name).index("RShoulderPitch")] for _, m in swing]
+    assert max(right) - min(right) > 0.1
+    held = [m for t, m in swing if t_user + 0.1 < t < t_user + 0.9]
+    assert held and all(list(m.name) == ["RShoulderPitch"] for m in held)
+    assert any("LShoulderPitch" in m.name for t, m in swing if t < t_user)
+
+
+def test_foot_contact_protection_refuses_the_walk(running):
+    robot = running
+    robot.idle()
+    with robot.cond:
+        robot.fsr_n = 0.0
+    time.sleep(0.2)
+    try:
+        t0 = robot.goal(odom_pose(robot.odom[-1][1])[0] + 0.1, odom_pose(robot.odom[-1][1])[1], 0.0)
+        assert robot.wait(lambda: any(p.steps for p in robot.since(robot.plans, t0)), 5.0)
+        # killMove: the plan is emptied, nothing is walked
+        assert robot.wait(lambda: not robot.plans[-1][1].steps, 3.0), "the plan was not killed"
+        time.sleep(0.3)
+        assert robot.since(robot.com_refs, t0) == []
+        assert not any(m.data for m in robot.since(robot.active, t0))
+        d = robot.last_diagnostics(t0, "foot contact")
+        assert "no foot contact" in d["last_reason"]
+        assert any("foot contact" in m for m in robot.since(robot.logs, t0))
+    finally:
+        with robot.cond:
+            robot.fsr_n = WEIGHT_N / 8.0
+        time.sleep(0.3)  # the walk node has the weight back before the next goal reaches the planner
+
+
+def test_stiffness_protection_kills_the_walk(running):
+    robot = running
+    robot.idle()
+    try:
+        robot.goal(odom_pose(robot.odom[-1][1])[0] + 0.3, odom_pose(robot.odom[-1][1])[1], 0.0)
+        assert robot.wait(lambda: robot.is_active(), 5.0)
+        time.sleep(0.5)
+        assert robot.plans[-1][1].steps
+        t_limp = time.monotonic()
+        robot.stiffness(0.5, ["LKneePitch"])
+        assert robot.wait(lambda: not robot.plans[-1][1].steps, 2.0), "kill_move was not called"
+        assert robot.wait(lambda: not robot.is_active(), 2.0)
+        time.sleep(0.3)
+        assert robot.since(robot.com_refs, t_limp + 0.2) == []
+        d = robot.last_diagnostics(t_limp, "stiffness")
+        assert "LKneePitch stiffness 0.50" in d["last_reason"]
+        # and no walk starts while a leg is limp (an empty name list sets every joint)
+        robot.stiffness(0.4)
+        t1 = robot.goal(odom_pose(robot.odom[-1][1])[0] + 0.1, 0.0, 0.0)
+        assert robot.wait(lambda: any(p.steps for p in robot.since(robot.plans, t1)), 5.0)
+        assert robot.wait(lambda: not robot.plans[-1][1].steps, 3.0)
+        assert robot.since(robot.com_refs, t1) == [] and not robot.is_active()
+    finally:
+        robot.stiffness(1.0)
+        time.sleep(0.3)
+
+
+def test_malformed_plan_is_ignored(running):
+    robot = running
+    robot.idle()
+    t0 = time.monotonic()
+    bad = Float64MultiArray(data=[math.nan] * 9)  # no layout, NaN: not a plan
+    robot.bad_plan_pub.publish(bad)
+    assert robot.wait(lambda: any(int(x["ignored_plans"]) >= 1 for x in robot.since(robot.diagnostics, t0)), 3.0)
+    assert any("footsteps/plan ignored" in m for m in robot.since(robot.logs, t0))
+    assert robot.since(robot.com_refs, t0) == [] and not robot.is_active()
+    # the node still works: a walk after it
+    t1 = robot.goal(odom_pose(robot.odom[-1][1])[0] + 0.05, odom_pose(robot.odom[-1][1])[1], 0.0)
+    assert robot.wait(lambda: robot.is_active(), 5.0)
+    assert robot.wait(lambda: not robot.is_active(), 10.0)
+    assert len(robot.since(robot.com_refs, t1)) > 50
+
+
+def test_almotion_walk_methods(running):
+    from nao_motion.almotion import ALMotion, ALMotionError
+
+    robot = running
+    robot.idle()
+    with ALMotion(node_name="walk_test_client") as motion:
+        motion.setMoveArmsEnabled(False, True)
+        assert motion.getMoveArmsEnabled("LArm") is False and motion.getMoveArmsEnabled("RArm") is True
+        assert motion.getMoveArmsEnabled("Arms") is False
+        motion.setMoveArmsEnabled(True, True)
+        assert motion.getMoveArmsEnabled("Arms") is True
+        with pytest.raises(ALMotionError):
+            motion.getMoveArmsEnabled("Head")
+
+        motion.moveInit()  # StandInit already: reached at once
+        assert any(m.header.frame_id == "walk_move_init" and "LKneePitch" in m.name for _, m in robot.targets)
+
+        start = motion.getRobotPosition(True)
+        assert np.allclose(start, odom_pose(robot.odom[-1][1]), atol=1e-3)
+        assert np.allclose(motion.getRobotPosition(False), robot.plan().robot_position().as_list(), atol=1e-3)
+        assert not motion.moveIsActive()
+        task = motion.post.moveTo(0.1, 0.0, 0.0)
+        assert isinstance(task, int)
+        assert robot.wait(lambda: robot.is_active(), 5.0)
+        assert motion.moveIsActive() and motion.isRunning(task)
+        assert motion.wait(task, 100) is False  # still walking after 100 ms
+        motion.waitUntilMoveIsFinished()
+        assert not motion.moveIsActive()
+        assert robot.wait(lambda: not robot.is_active(), 0.5)  # the probe hears it too
+        assert motion.wait(task, 5000) and not motion.isRunning(task)
+        end = motion.getRobotPosition(True)
+        assert end[0] - start[0] == pytest.approx(0.1, abs=0.01) and end[1] == pytest.approx(start[1], abs=0.01)
+
+        # moveInit that cannot reach the posture times out with the reason
+        from rcl_interfaces.srv import SetParametersAtomically
+        from rclpy.parameter import Parameter
+        client = robot.node.create_client(SetParametersAtomically, "walk/set_parameters_atomically")
+        assert client.wait_for_service(timeout_sec=5.0)
+        future = client.call_async(SetParametersAtomically.Request(
+            parameters=[Parameter("move_init_timeout_s", value=0.5).to_parameter_msg()]))
+        assert robot.wait(lambda: future.done(), 5.0) or future.done()
+        with robot.cond:
+            robot.q = posture(MODEL, "Stand")
+        time.sleep(0.2)  # the walk node has seen it
+        try:
+            t0 = time.monotonic()
+            with pytest.raises(ALMotionError, match="not reached within 0.5 s"):
+                motion.moveInit()
+            assert time.monotonic() - t0 < 3.0
+        finally:
+            with robot.cond:
+                robot.q = STAND_INIT.copy()

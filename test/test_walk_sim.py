@@ -1,0 +1,126 @@
+"""The walk on the simulated NAO (MuJoCo, in process, no ROS: nao_motion.sim.walking), judged by
+the simulator's true torso. Gaits are the defaults unless a test says otherwise (moveTo at
+MaxStepFrequency 1: 0.42 s steps of up to 4 cm, the fastest the default gait allows).
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+pytest.importorskip("mujoco")
+
+from nao_motion.footsteps import Pose2D  # noqa: E402
+from nao_motion.model import NaoModel  # noqa: E402
+from nao_motion.sim.walking import SimulatedWalk  # noqa: E402
+from nao_motion.wholebody.balancer import Outcome  # noqa: E402
+
+MODEL = NaoModel()
+# NAOqi's cha-cha (examples/almotion_setFootStepsWithSpeed.py): eight steps, frequency 0.8.
+CHA_CHA = [("LLeg", [0.06, 0.1, 0.0]), ("LLeg", [0.00, 0.16, 0.0]), ("RLeg", [0.00, -0.1, 0.0]),
+           ("LLeg", [0.00, 0.16, 0.0]), ("RLeg", [-0.04, -0.1, 0.0]), ("RLeg", [0.00, -0.16, 0.0]),
+           ("LLeg", [0.00, 0.1, 0.0]), ("RLeg", [0.00, -0.16, 0.0])]
+# Tilt (deg) a walk of the suite must stay under; a fall is 60 deg, standing still ~0.2 deg.
+MAX_TILT_DEG = 6.0
+
+
+class WalkRun(SimulatedWalk):
+    """The simulated walk, failing the test at once on a fall or an unusable solve."""
+
+    def __init__(self):
+        super().__init__(MODEL)
+
+    def cycle(self):
+        result = super().cycle()
+        assert result.outcome in (Outcome.SOLVED, Outcome.RELAXED), result.reason
+        assert not self.state.fallen, f"fell at t = {self.time_s:.2f} s"
+        return result
+
+    def run(self, duration_s: float) -> None:
+        for _ in range(int(round(duration_s / MODEL.cycle_time_s))):
+            self.cycle()
+
+    def finish(self, settle_s: float = 1.0, timeout_s: float = 120.0) -> None:
+        """Walk until the planner has no step left, then stand `settle_s`."""
+        while self.planner.move_is_active():
+            assert self.time_s < timeout_s, "the walk did not end"
+            self.cycle()
+        self.run(settle_s)
+
+
+def _report(name: str, run: WalkRun, goal: Pose2D) -> Pose2D:
+    true, plan = run.true_moved(), run.planned_moved()
+    print(f"\n{name}: goal ({goal.x:.3f}, {goal.y:.3f}, {math.degrees(goal.theta):.1f} deg), "
+          f"planned ({plan.x:.3f}, {plan.y:.3f}, {math.degrees(plan.theta):.1f} deg), "
+          f"true ({true.x:.3f}, {true.y:.3f}, {math.degrees(true.theta):.1f} deg), "
+          f"worst tilt {run.worst_tilt_deg:.1f} deg, {run.time_s:.1f} s")
+    return true
+
+
+def test_walks_two_metres_forward_at_the_fastest_default_gait():
+    run = WalkRun()
+    run.planner.move_to(2.0, 0.0, 0.0)
+    run.finish()
+    true = _report("moveTo(2, 0, 0)", run, Pose2D(2.0, 0.0, 0.0))
+    plan = run.planned_moved()
+    drift = math.hypot(true.x - plan.x, true.y - plan.y)
+    print(f"odometry drift after 2 m: {drift * 100:.1f} cm ({drift / 2.0 * 100:.1f} %), "
+          f"heading {math.degrees(true.theta - plan.theta):.1f} deg")
+    assert run.worst_tilt_deg < MAX_TILT_DEG
+    assert true.x > 1.8  # it walked, not just stepped
+
+
+def test_walks_half_a_metre_sideways():
+    run = WalkRun()
+    run.planner.move_to(0.0, 0.5, 0.0)
+    run.finish()
+    true = _report("moveTo(0, 0.5, 0)", run, Pose2D(0.0, 0.5, 0.0))
+    assert run.worst_tilt_deg < MAX_TILT_DEG
+    assert true.y > 0.4
+
+
+def test_turns_half_a_turn_in_place():
+    run = WalkRun()
+    run.planner.move_to(0.0, 0.0, math.pi)
+    run.finish()
+    true = _report("moveTo(0, 0, pi)", run, Pose2D(0.0, 0.0, math.pi))
+    assert run.worst_tilt_deg < MAX_TILT_DEG
+    assert abs(abs(true.theta) - math.pi) < math.radians(20.0)
+
+
+def test_move_to_a_pose_ends_within_5_cm_and_5_deg():
+    run = WalkRun()
+    goal = Pose2D(1.0, 0.5, 1.57)
+    run.planner.move_to(goal.x, goal.y, goal.theta)
+    run.finish()
+    true = _report("moveTo(1, 0.5, 1.57)", run, goal)
+    assert run.worst_tilt_deg < MAX_TILT_DEG
+    assert math.hypot(true.x - goal.x, true.y - goal.y) < 0.05
+    assert abs(true.theta - goal.theta) < math.radians(5.0)
+
+
+def test_cha_cha_twice_at_frequency_0_8():
+    run = WalkRun()
+    for _ in range(2):
+        for leg, pose in CHA_CHA:
+            run.planner.set_foot_steps_with_speed([leg], [pose], [0.8], False)
+    run.finish()
+    _report("cha-cha x2", run, Pose2D(0.0, 0.0, 0.0))
+    assert run.worst_tilt_deg < MAX_TILT_DEG
+
+
+def test_random_velocity_commands_for_a_minute_without_a_fall():
+    """move() commands within the gait limits, a new one every 2-5 s (axes zeroed at random)."""
+    rng = np.random.default_rng(7)
+    run = WalkRun()
+    next_command_s = 0.0
+    while run.time_s < 60.0:
+        if run.time_s >= next_command_s:
+            velocity = rng.uniform(-1.0, 1.0, 3) * (rng.random(3) < 0.7) * [0.1, 0.08, 0.5]
+            run.planner.move(*velocity)
+            next_command_s = run.time_s + rng.uniform(2.0, 5.0)
+        run.cycle()
+    run.planner.stop_move()
+    run.finish()
+    _report("random move() session, 60 s", run, run.planned_moved())
+    assert run.worst_tilt_deg < MAX_TILT_DEG

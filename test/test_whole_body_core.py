@@ -1,0 +1,297 @@
+"""The whole-body balancer's core (no ROS): Jacobians, support polygon, the seed's allowed
+combinations, balance / feet / limits under random wishes, effectors, Plane feet, refusals,
+holds, pass-through, the walk's references and wbGoToBalance."""
+
+import itertools
+from types import SimpleNamespace
+
+import numpy as np
+import osqp
+import pytest
+from scipy.spatial.transform import Rotation
+
+from nao_motion import spatial
+from nao_motion.kinematics import FRAME_ROBOT, ForwardKinematics
+from nao_motion.model import NaoModel
+from nao_motion.postures import posture
+from nao_motion.wholebody.balancer import (BalancerConfig, Mode, Outcome, WalkReference, WholeBodyBalancer,
+                                           WholeBodySettings)
+from nao_motion.wholebody.floating_base import FloatingBaseJacobians
+from nao_motion.wholebody.modes import FootState, balance_refusal, foot_states_for
+from nao_motion.wholebody.qp import SolverSettings
+from nao_motion.wholebody.support_polygon import SupportPolygon, sole_corners_in_sole, support_polygon
+
+MODEL = NaoModel()
+FIXED, PLANE, FREE = FootState.FIXED, FootState.PLANE, FootState.FREE
+MARGIN_TOLERANCE_M = 1e-4  # the balance rows are linearised: a few um over one cycle
+
+
+def standing(settings=WholeBodySettings(), config=None, enable=True) -> WholeBodyBalancer:
+    b = WholeBodyBalancer(MODEL, config)
+    b.reset(posture(MODEL, "StandInit"))
+    b.apply(settings)
+    if enable:
+        b.set_enabled(True)
+    return b
+
+
+def sole_poses(b: WholeBodyBalancer) -> np.ndarray:
+    state = b.fk.compute(b.q)
+    return np.stack([b.torso_world @ b.fk.pose(state, f) for f in ("l_sole", "r_sole")])
+
+
+def test_floating_base_jacobians_match_finite_differences():
+    fk = ForwardKinematics(MODEL)
+    frames = ("l_sole", "r_sole", "l_gripper", "Head")
+    jac = FloatingBaseJacobians(fk, frames)
+    q = MODEL.mimic_hip_yaw_pitch(np.random.default_rng(3).uniform(MODEL.lower, MODEL.upper))
+    torso = spatial.transform(spatial.rotation_from_rpy(0.1, -0.2, 0.3), (0.1, -0.05, 0.3))
+    jac.update(fk.compute(q), torso)
+
+    def world(q, torso):
+        s = fk.compute(q)
+        return [torso @ fk.pose(s, f) for f in frames], torso[:3, :3] @ s.com_torso_m + torso[:3, 3]
+
+    eps = 1e-7
+    poses0, com0 = world(q, torso)
+    for col in range(jac.n_variables):
+        q1, torso1 = q.copy(), torso.copy()
+        if col < 6:  # torso twist in the world frame
+            torso1[:3, 3] += eps * (np.arange(3) == col)
+            torso1[:3, :3] = Rotation.from_rotvec(eps * (np.arange(3) == col - 3)).as_matrix() @ torso[:3, :3]
+        else:
+            q1[MODEL.joint_index(jac.motor_joint_names[col - 6])] += eps
+            q1 = MODEL.mimic_hip_yaw_pitch(q1)
+        poses1, com1 = world(q1, torso1)
+        for k, (p0, p1) in enumerate(zip(poses0, poses1)):
+            np.testing.assert_allclose((p1[:3, 3] - p0[:3, 3]) / eps, jac.frame_jacobian[k, :3, col], atol=2e-6)
+            turn = Rotation.from_matrix(p1[:3, :3] @ p0[:3, :3].T).as_rotvec() / eps
+            np.testing.assert_allclose(turn, jac.frame_jacobian[k, 3:, col], atol=2e-6)
+        np.testing.assert_allclose((com1 - com0) / eps, jac.com_jacobian[:, col], atol=2e-6)
+    np.testing.assert_allclose(jac.com_world_m, com0, atol=1e-12)
+
+
+def test_support_polygon_of_the_soles():
+    corners = sole_corners_in_sole(MODEL)
+    left = spatial.translation(0.0, 0.05, 0.0)
+    right = spatial.transform(spatial.rot_z(-0.2), (0.01, -0.05, 0.0))
+    legs = support_polygon({"left": left, "right": right}, ("left", "right"), corners)
+    lleg = support_polygon({"left": left}, ("left",), corners)
+    assert 4 <= legs.n_edges <= 8 and lleg.n_edges == 4
+    # Counter-clockwise, inward normals: every sole corner is inside (>= 0) both hulls it belongs to.
+    for pt in np.concatenate([corners["left"] @ left[:3, :3].T + left[:3, 3]])[:, :2]:
+        assert legs.margin(pt) >= -1e-12 and lleg.margin(pt) >= -1e-12
+    np.testing.assert_allclose(lleg.centroid(), [(0.0994 - 0.0507) / 2, 0.05 + (0.05 - 0.0388) / 2], atol=1e-12)
+    assert lleg.margin(lleg.centroid()) == pytest.approx((0.05 + 0.0388) / 2)
+    assert lleg.margin([0.5, 0.0]) < 0.0
+    inner = lleg.shrunk(0.01)
+    assert SupportPolygon.from_points(inner).margin(lleg.centroid()) == pytest.approx((0.05 + 0.0388) / 2 - 0.01)
+    assert len(lleg.shrunk(0.05)) == 0  # the margin swallows the sole
+
+
+# The seed's list of allowed (support, left, right) combinations, verbatim.
+ALLOWED = {
+    ("Legs", FIXED, FIXED), ("Legs", FIXED, PLANE), ("Legs", PLANE, FIXED),
+    ("LLeg", FIXED, FIXED), ("LLeg", FIXED, PLANE), ("LLeg", FIXED, FREE),
+    ("RLeg", FIXED, FIXED), ("RLeg", PLANE, FIXED), ("RLeg", FREE, FIXED),
+}
+
+
+@pytest.mark.parametrize("support", ["Legs", "LLeg", "RLeg"])
+def test_balance_combinations_are_the_seeds(support):
+    for left, right in itertools.product(FootState, repeat=2):
+        reason = balance_refusal(True, support, {"left": left, "right": right})
+        assert (reason is None) == ((support, left, right) in ALLOWED), (support, left, right, reason)
+        assert balance_refusal(False, support, {"left": left, "right": right}) is None
+    assert foot_states_for("Plane", "Legs", {"left": FIXED, "right": FIXED}) == {"left": PLANE, "right": PLANE}
+    with pytest.raises(ValueError, match="foot state"):
+        foot_states_for("Flying", "LLeg", {"left": FIXED, "right": FIXED})
+
+
+def check_cycle(b, result, previous_feet, fixed_feet, margin_m):
+    """Per-cycle invariants: limits, Fixed feet, balance margin. Returns the feet poses."""
+    q = result.q
+    assert result.outcome in (Outcome.SOLVED, Outcome.RELAXED), result.reason
+    assert np.all(q >= MODEL.lower) and np.all(q <= MODEL.upper)
+    np.testing.assert_array_equal(MODEL.clip_to_limits(q), q)  # coupled head / ankle ranges too
+    feet = sole_poses(b)
+    for i in fixed_feet:
+        assert np.linalg.norm(feet[i, :3, 3] - previous_feet[i, :3, 3]) < 1e-4  # < 0.1 mm per cycle
+        assert np.linalg.norm(Rotation.from_matrix(feet[i, :3, :3] @ previous_feet[i, :3, :3].T).as_rotvec()) < 1e-3
+    if margin_m is not None:
+        assert result.com_margin_m >= margin_m - MARGIN_TOLERANCE_M
+    return feet
+
+
+@pytest.mark.parametrize("support", ["Legs", "LLeg"])
+def test_random_wishes_keep_balance_fixed_feet_and_limits(support):
+    right = FIXED if support == "Legs" else FREE
+    b = standing(WholeBodySettings(right_foot=right))
+    if support == "LLeg":  # the COM has to be over the left foot before LLeg balance is allowed
+        with pytest.raises(ValueError, match="outside the LLeg support polygon"):
+            b.apply(WholeBodySettings(right_foot=right, balance_enabled=True, balance_support="LLeg"))
+        b.go_to_balance("LLeg", 1.0)
+        for _ in range(150):
+            b.step(b.q.copy())
+    b.apply(WholeBodySettings(right_foot=right, balance_enabled=True, balance_support=support))
+    fixed = [0, 1] if support == "Legs" else [0]
+    rng = np.random.default_rng(7)
+    feet = sole_poses(b)
+    margins = []
+    wish = b.q.copy()
+    step_max = 0.5 * MODEL.max_velocity * b.dt_s
+    for k in range(600):
+        if k % 75 == 0:  # a new random pose, the wish moving there at half speed (as the filter's would)
+            target = MODEL.mimic_hip_yaw_pitch(rng.uniform(MODEL.lower, MODEL.upper))
+        wish = wish + np.clip(target - wish, -step_max, step_max)
+        result = b.step(wish)
+        feet = check_cycle(b, result, feet, fixed, b.config.margin_m)
+        margins.append(result.com_margin_m)
+    assert min(margins) < b.config.margin_m + 0.005  # the wishes did push the COM to the margin
+
+
+def reach(b, name, target, cycles=300):
+    b.set_effector_target(name, target)
+    wish = b.q.copy()
+    feet = sole_poses(b)
+    for _ in range(cycles):
+        result = b.step(wish)
+        feet = check_cycle(b, result, feet, [0, 1], b.config.margin_m)
+    return b.fk.position_in_space(b.fk.compute(b.q), name, FRAME_ROBOT)
+
+
+@pytest.mark.parametrize("arm, offset", [("LArm", (0.05, 0.03, 0.06)), ("RArm", (0.04, -0.02, -0.05))])
+def test_reachable_arm_target_is_reached_within_1mm(arm, offset):
+    b = standing(WholeBodySettings(effectors=frozenset({arm})))
+    start = b.fk.position_in_space(b.fk.compute(b.q), arm, FRAME_ROBOT)[:3]
+    reached = reach(b, arm, start + offset)[:3]
+    assert np.linalg.norm(reached - (start + offset)) < 1e-3
+
+
+def test_reachable_head_orientation_is_reached():
+    b = standing(WholeBodySettings(effectors=frozenset({"Head"})))
+    reached = reach(b, "Head", np.array([0.0, 0.25, 0.6]))[3:]
+    np.testing.assert_allclose(reached, [0.0, 0.25, 0.6], atol=2e-3)
+
+
+def test_unreachable_arm_target_leans_to_the_balance_margin():
+    b = standing(WholeBodySettings(effectors=frozenset({"LArm"})))
+    torso_x = spatial.inverse(b.fk.ground_frame(b.fk.compute(b.q)))[0, 3]
+    target = np.array([torso_x + 0.60, 0.10, 0.30])  # farther than the arm reaches, however the robot leans
+    hand = reach(b, "LArm", target, cycles=500)[:3]
+    result = b.step(b.q.copy())
+    # The COM is pushed to the front edge's margin: as close as balance allows.
+    assert result.com_margin_m == pytest.approx(b.config.margin_m, abs=5e-4)
+    assert hand[0] > torso_x + 0.3 and np.linalg.norm(hand - target) > 0.05
+
+
+def test_plane_feet_stay_flat_while_hip_yaw_pitch_turns():
+    b = standing(WholeBodySettings(left_foot=PLANE, right_foot=PLANE))
+    start = sole_poses(b)
+    hyp = MODEL.joint_index("LHipYawPitch")
+    wish = posture(MODEL, "StandInit")
+    for k in range(250):
+        wish[hyp] = max(-np.deg2rad(45.0), -0.005 * k)
+        result = b.step(wish)
+        assert result.outcome is Outcome.SOLVED
+        feet = sole_poses(b)
+        for foot, foot0 in zip(feet, start):
+            roll, pitch, _ = spatial.rpy_from_rotation(foot[:3, :3])
+            assert abs(roll) < 1e-3 and abs(pitch) < 1e-3 and abs(foot[2, 3] - foot0[2, 3]) < 1e-4
+    assert b.q[hyp] < np.deg2rad(-40.0)
+    yaws = [spatial.rpy_from_rotation(f[:3, :3])[2] for f in sole_poses(b)]
+    assert yaws[0] > 0.3 and yaws[1] < -0.3  # the feet turned in their plane
+
+
+def test_refusals_say_why_and_change_nothing():
+    b = standing()
+    before = b.settings
+    lleg = WholeBodySettings(balance_enabled=True, balance_support="LLeg")
+    assert "outside the LLeg support polygon" in b.refusal(lleg)
+    assert "both feet on the ground" in b.refusal(WholeBodySettings(right_foot=FREE, balance_enabled=True))
+    assert "at least one foot Fixed" in b.refusal(WholeBodySettings(PLANE, PLANE, balance_enabled=True))
+    assert "effector control keeps balance on Legs" in b.refusal(
+        WholeBodySettings(left_foot=FREE, effectors=frozenset({"LArm"})))
+    assert "unknown support leg" in b.refusal(WholeBodySettings(balance_enabled=True, balance_support="Arms"))
+    with pytest.raises(ValueError, match="Fixed"):
+        b.apply(WholeBodySettings(right_foot=FREE, balance_enabled=True, balance_support="RLeg"))
+    assert b.settings == before
+    with pytest.raises(ValueError, match="not enabled"):
+        b.set_effector_target("LArm", [0.1, 0.1, 0.3])
+    with pytest.raises(ValueError, match="unknown effector"):
+        b.set_effector_target("Tail", [0.1, 0.1, 0.3])
+    b.apply(WholeBodySettings(effectors=frozenset({"LArm"})))
+    with pytest.raises(ValueError, match="finite"):
+        b.set_effector_target("LArm", [0.1, np.nan, 0.3])
+    with pytest.raises(ValueError, match="Free"):
+        standing(WholeBodySettings(left_foot=FREE)).go_to_balance("LLeg", 1.0)
+    with pytest.raises(ValueError, match="disabled"):
+        standing(enable=False).go_to_balance("Legs", 1.0)
+
+
+def test_an_unconverged_solve_is_relaxed_and_scaled_and_a_failed_one_holds():
+    # One ADMM iteration: nowhere near converged; the step is cut back until the rows hold.
+    config = BalancerConfig(solver=SolverSettings(max_iter=1, check_termination=1))
+    b = standing(WholeBodySettings(balance_enabled=True), config)
+    wish = MODEL.mimic_hip_yaw_pitch(np.random.default_rng(1).uniform(MODEL.lower, MODEL.upper))
+    feet = sole_poses(b)
+    outcomes = set()
+    for _ in range(50):
+        result = b.step(wish)
+        feet = check_cycle(b, result, feet, [0, 1], b.config.margin_m)
+        outcomes.add(result.outcome)
+    assert Outcome.RELAXED in outcomes
+
+    before = b.q.copy()
+    failure = SimpleNamespace(x=np.full(b.n, np.nan), info=SimpleNamespace(
+        iter=0, status="solver error (test)", status_val=osqp.SolverStatus.OSQP_NON_CVX))
+    b.qp.solver.solve = lambda **kwargs: failure
+    result = b.step(wish)
+    assert result.outcome is Outcome.HELD and "last command held" in result.reason
+    np.testing.assert_array_equal(result.q, before)
+
+
+def test_pass_through_is_limited_and_enabling_does_not_jump():
+    b = standing(enable=False)
+    wish = posture(MODEL, "StandInit")
+    wish[MODEL.joint_index("HeadYaw")] = 5.0  # beyond the joint's range
+    step_max = MODEL.max_velocity * b.config.max_velocity_fraction * b.dt_s
+    previous = b.q.copy()
+    for _ in range(100):
+        result = b.step(wish)
+        assert result.mode is Mode.PASS_THROUGH
+        assert np.all(np.abs(result.q - previous) <= step_max + 1e-12)
+        previous = result.q.copy()
+    assert b.q[MODEL.joint_index("HeadYaw")] == pytest.approx(MODEL.upper[MODEL.joint_index("HeadYaw")])
+    b.set_enabled(True)
+    result = b.step(previous)
+    assert result.mode is Mode.BALANCING and np.max(np.abs(result.q - previous)) < 1e-6
+
+
+def test_walk_references_move_the_com_and_the_swing_foot():
+    b = standing(enable=False)
+    left, right = sole_poses(b)
+    com = b.step(b.q.copy()).com_world_m.copy()
+    com_ref = com + [0.0, 0.02, -0.005]  # over toward the left foot, a little lower
+    lifted = right.copy()
+    lifted[:3, 3] += [0.01, 0.0, 0.01]
+    for k in range(150):
+        support = "Legs" if k < 50 else "LLeg"
+        result = b.step(b.q.copy(), WalkReference(com_ref, left, lifted, support))
+        assert result.mode is Mode.WALKING and result.outcome is Outcome.SOLVED
+    feet = sole_poses(b)
+    np.testing.assert_allclose(result.com_world_m, com_ref, atol=1e-3)
+    np.testing.assert_allclose(feet[1][:3, 3], lifted[:3, 3], atol=1e-3)
+    np.testing.assert_allclose(feet[0], left, atol=1e-6)  # the support foot stayed
+    result = b.step(b.q.copy())  # no reference: the walk ended, pass-through again
+    assert result.mode is Mode.PASS_THROUGH
+
+
+def test_go_to_balance_moves_the_com_over_the_support_foot():
+    b = standing()
+    b.go_to_balance("RLeg", 1.0)
+    for _ in range(int(1.5 / b.dt_s)):
+        result = b.step(b.q.copy())
+    polygon = support_polygon({"right": sole_poses(b)[1]}, ("right",), sole_corners_in_sole(MODEL))
+    np.testing.assert_allclose(result.com_world_m[:2], polygon.centroid(), atol=1e-3)
+    b.apply(WholeBodySettings(balance_enabled=True, balance_support="RLeg"))  # now allowed

@@ -1,0 +1,102 @@
+"""The two ported NAOqi whole-body examples, end to end: the simulator node, the collision filter
+and the whole-body node as their own processes (sim time), the example driving them through the
+ALMotion client. The soles' tilt and the fall come from the simulator's ground truth."""
+
+import os
+import threading
+
+import numpy as np
+import pytest
+
+rclpy = pytest.importorskip("rclpy")
+pytest.importorskip("mujoco")
+
+from conftest import load_example  # noqa: E402
+from nav_msgs.msg import Odometry  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+
+from nao_motion import spatial  # noqa: E402
+from nao_motion.joint_input import parse_joint_values  # noqa: E402
+from nao_motion.kinematics import ForwardKinematics  # noqa: E402
+from nao_motion.model import NaoModel  # noqa: E402
+from nao_motion.processes import NodeProcess  # noqa: E402
+from nao_motion.ros.qos import CYCLE_QOS  # noqa: E402
+from nao_motion.suite import NODES, SIMULATOR  # noqa: E402
+
+MODEL = NaoModel()
+FK = ForwardKinematics(MODEL)
+DEG = np.pi / 180.0
+
+
+class GroundTruth:
+    """Per simulated cycle: measured joints, the soles' worst tilt (rad) and whether it stands."""
+
+    def __init__(self, node):
+        self.lock = threading.Lock()
+        self.q = None
+        self.records = []  # (q, worst sole tilt, torso tilt)
+        node.create_subscription(JointState, "joint_states", self._on_states, CYCLE_QOS)
+        node.create_subscription(Odometry, "ground_truth/odom", self._on_odom, CYCLE_QOS)
+
+    def _on_states(self, msg):
+        parsed = parse_joint_values(MODEL, msg.name, msg.position, unknown_names="ignore")
+        q = MODEL.zero_configuration()
+        q[parsed.indices] = parsed.values
+        with self.lock:
+            self.q = q
+
+    def _on_odom(self, msg):
+        o = msg.pose.pose.orientation
+        torso = spatial.rotation_from_quaternion_xyzw([o.x, o.y, o.z, o.w])
+        with self.lock:
+            if self.q is None:
+                return
+            state = FK.compute(self.q)
+            tilt = max(np.abs(spatial.rpy_from_rotation(torso @ FK.pose(state, sole)[:3, :3])[:2]).max()
+                       for sole in ("l_sole", "r_sole"))
+            self.records.append((self.q.copy(), tilt, np.arccos(np.clip(torso[2, 2], -1.0, 1.0))))
+
+
+@pytest.fixture
+def suite():
+    """Simulator, collision filter and whole body node, in this test run's domain, sim time."""
+    env = dict(os.environ)  # conftest: loopback, a domain of this test run's own
+    specs = [SIMULATOR] + [next(s for s in NODES if s.executable == name)
+                           for name in ("collision_filter", "whole_body")]
+    processes = [NodeProcess(spec, env, use_sim_time=spec is not SIMULATOR).start() for spec in specs]
+    rclpy.init()
+    try:
+        from nao_motion.almotion import ALMotion
+
+        motion = ALMotion(timeout_s=20.0)
+        truth = GroundTruth(motion.node)
+        try:
+            motion.getAngles("Body", True)  # waits for the simulator's joint_states
+            yield motion, truth
+        finally:
+            motion.close()
+    finally:
+        rclpy.shutdown()
+        codes = [p.stop() for p in processes]
+        assert codes == [0, 0, 0], f"a node did not exit cleanly: {codes}"
+
+
+def test_wb_foot_state_example_keeps_the_soles_flat(suite):
+    motion, truth = suite
+    load_example("almotion_wbFootState").main(motion)
+    with truth.lock:
+        records = list(truth.records)
+    hyp = np.array([q[MODEL.joint_index("LHipYawPitch")] for q, _, _ in records])
+    assert hyp.min() < -40 * DEG  # the hip turned...
+    assert max(tilt for _, tilt, _ in records) < 1.0 * DEG  # ...with the soles flat
+    assert max(torso for _, _, torso in records) < 30 * DEG
+
+
+def test_wb_enable_balance_constraint_example_bends_the_knees_without_falling(suite):
+    motion, truth = suite
+    load_example("almotion_wbEnableBalanceConstraint").main(motion)
+    with truth.lock:
+        records = list(truth.records)
+    knee = np.array([q[MODEL.joint_index("LKneePitch")] for q, _, _ in records])
+    assert knee.min() < 15 * DEG and knee[-1] == pytest.approx(40 * DEG, abs=3 * DEG)
+    assert max(torso for _, _, torso in records) < 30 * DEG  # never fell

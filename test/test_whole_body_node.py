@@ -1,0 +1,235 @@
+"""The whole-body node as its own process over real DDS: pass-through, wbEnable, the parameters'
+refusals, malformed commands, effector control and wbGoToBalance through the ALMotion client,
+markers and diagnostics. The test's node is a perfect robot: joint_states = the last command."""
+
+import os
+import threading
+import time
+
+import numpy as np
+import pytest
+
+rclpy = pytest.importorskip("rclpy")
+
+from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
+from geometry_msgs.msg import PointStamped  # noqa: E402
+from rcl_interfaces.msg import Log  # noqa: E402
+from rcl_interfaces.srv import SetParametersAtomically  # noqa: E402
+from rclpy.executors import SingleThreadedExecutor  # noqa: E402
+from rclpy.parameter import Parameter  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+from std_srvs.srv import SetBool  # noqa: E402
+from visualization_msgs.msg import MarkerArray  # noqa: E402
+
+from nao_motion.kinematics import FRAME_ROBOT, ForwardKinematics  # noqa: E402
+from nao_motion.model import NaoModel  # noqa: E402
+from nao_motion.postures import posture  # noqa: E402
+from nao_motion.processes import NodeProcess  # noqa: E402
+from nao_motion.ros.qos import CYCLE_QOS  # noqa: E402
+from nao_motion.suite import NODES  # noqa: E402
+
+WHOLE_BODY = next(spec for spec in NODES if spec.executable == "whole_body")
+MODEL = NaoModel()
+FK = ForwardKinematics(MODEL)
+START = posture(MODEL, "StandInit")
+WISH = "collision_filter/safe_joint_commands"
+
+
+class Robot:
+    """Publishes joint_states (the last command) and wishes; records what the node says."""
+
+    def __init__(self):
+        self.node = rclpy.create_node("whole_body_probe")
+        self.lock = threading.Lock()
+        self.q = START.copy()
+        self.commands, self.logs, self.markers, self.diagnostics = [], [], [], []
+        self.states_pub = self.node.create_publisher(JointState, "joint_states", CYCLE_QOS)
+        self.wish_pub = self.node.create_publisher(JointState, WISH, CYCLE_QOS)
+        self.arm_pub = self.node.create_publisher(PointStamped, "whole_body/effector/LArm", 10)
+        self.node.create_subscription(JointState, "joint_commands", self._on_command, CYCLE_QOS)
+        self.node.create_subscription(Log, "/rosout", self._on_log, 100)
+        self.node.create_subscription(MarkerArray, "whole_body/markers", lambda m: self._add(self.markers, m), 10)
+        self.node.create_subscription(DiagnosticArray, "/diagnostics", lambda m: self._add(self.diagnostics, m), 10)
+        self.node.create_timer(0.01, self.publish_states)
+        self.executor = SingleThreadedExecutor()
+        self.executor.add_node(self.node)
+        self.thread = threading.Thread(target=self.executor.spin, daemon=True)
+        self.thread.start()
+
+    def _add(self, store, item):
+        with self.lock:
+            store.append(item)
+
+    def _on_command(self, msg: JointState):
+        q = np.array(msg.position)
+        with self.lock:
+            self.commands.append(q)
+            self.q = q
+
+    def _on_log(self, msg: Log):
+        if msg.name == "whole_body":
+            self._add(self.logs, msg.msg)
+
+    def publish_states(self):
+        with self.lock:
+            msg = JointState(name=list(MODEL.joint_names), position=self.q.tolist())
+        self.states_pub.publish(msg)
+
+    def wish(self, q):
+        self.wish_pub.publish(JointState(name=list(MODEL.joint_names), position=[float(v) for v in q]))
+
+    def last_command(self):
+        with self.lock:
+            return self.commands[-1].copy()
+
+    def wait(self, condition, timeout_s=10.0):
+        end = time.monotonic() + timeout_s
+        while time.monotonic() < end:
+            if condition():
+                return True
+            time.sleep(0.01)
+        return condition()
+
+    def settle(self, cycles=20, timeout_s=15.0):
+        """Wait until the commands stay within 10 urad (the QP's tolerance) for `cycles` cycles."""
+        def still():
+            with self.lock:
+                recent = self.commands[-cycles:]
+            return len(recent) == cycles and np.ptp(np.array(recent), axis=0).max() < 1e-5
+        time.sleep(0.1)
+        assert self.wait(still, timeout_s), "the commands did not settle"
+        return self.last_command()
+
+    def call(self, srv_type, name, request):
+        client = self.node.create_client(srv_type, name)
+        assert client.wait_for_service(timeout_sec=10.0), f"no service {name}"
+        future = client.call_async(request)
+        assert self.wait(future.done, 10.0), f"no answer from {name}"
+        self.node.destroy_client(client)
+        return future.result()
+
+    def set_parameters(self, **values):
+        request = SetParametersAtomically.Request(parameters=[
+            Parameter(name.replace("__", "."), value=v).to_parameter_msg() for name, v in values.items()])
+        return self.call(SetParametersAtomically, "whole_body/set_parameters_atomically", request).result
+
+
+@pytest.fixture(scope="module")
+def running():
+    # conftest put this process on loopback in a domain of its own; the node joins it.
+    proc = NodeProcess(WHOLE_BODY, dict(os.environ)).start()
+    rclpy.init()
+    robot = Robot()
+    try:
+        assert robot.wait(lambda: robot.commands, 20.0), "no joint_commands from the node"
+        yield proc, robot
+    finally:
+        robot.executor.shutdown()
+        robot.node.destroy_node()
+        rclpy.shutdown()
+        assert proc.stop() == 0, "the node did not exit cleanly on Ctrl-C"
+
+
+def test_disabled_it_passes_the_wish_through_within_limits(running):
+    _, robot = running
+    np.testing.assert_allclose(robot.commands[0], START, atol=1e-12)  # the first command: the measured pose
+    wish = START.copy()
+    wish[MODEL.joint_index("HeadYaw")] = 5.0  # beyond the joint's range
+    wish[MODEL.joint_index("LShoulderPitch")] = 1.0
+    robot.wish(wish)
+    end = robot.settle()
+    assert end[MODEL.joint_index("HeadYaw")] == pytest.approx(MODEL.upper[MODEL.joint_index("HeadYaw")])
+    assert end[MODEL.joint_index("LShoulderPitch")] == pytest.approx(1.0)
+    robot.wish(START)
+    np.testing.assert_allclose(robot.settle(), START, atol=1e-9)
+
+
+def test_refused_parameters_say_why_and_the_command_stays(running):
+    _, robot = running
+    held = robot.settle()
+    result = robot.set_parameters(left_foot_state="Plane", right_foot_state="Plane", balance_constraint=True)
+    assert not result.successful and "at least one foot Fixed" in result.reason
+    result = robot.set_parameters(balance_constraint=True, balance_support="LLeg")
+    assert not result.successful and "outside the LLeg support polygon" in result.reason
+    result = robot.set_parameters(left_foot_state="Sliding")
+    assert not result.successful and "unknown foot state" in result.reason
+    result = robot.set_parameters(margin_m=0.5)
+    assert not result.successful and "margin_m" in result.reason
+    np.testing.assert_array_equal(robot.settle(), held)
+    assert robot.set_parameters(balance_constraint=True, balance_support="Legs").successful
+    result = robot.set_parameters(right_foot_state="Free")
+    assert not result.successful and "both feet on the ground" in result.reason
+
+
+def test_enabled_it_balances_and_refuses_malformed_commands(running):
+    _, robot = running
+    assert robot.call(SetBool, "whole_body/enable", SetBool.Request(data=True)).success
+    wish = START.copy()
+    wish[MODEL.joint_index("LKneePitch")] = wish[MODEL.joint_index("RKneePitch")] = 0.0
+    robot.wish(wish)
+    balanced = robot.settle()
+    # Feet Fixed and balance on Legs: the knees straighten only as far as the rest can follow.
+    assert balanced[MODEL.joint_index("LKneePitch")] < START[MODEL.joint_index("LKneePitch")] - 0.1
+    state = FK.compute(balanced)
+    np.testing.assert_allclose(FK.pose(state, "l_sole")[:3, :3], FK.pose(state, "r_sole")[:3, :3], atol=1e-4)
+
+    with robot.lock:
+        robot.logs.clear()
+    bad = wish.copy()
+    bad[3] = np.nan
+    robot.wish(bad)
+    robot.wish_pub.publish(JointState(name=["LKneePitch", "Tail"], position=[0.1, 0.2]))
+    robot.arm_pub.publish(PointStamped())  # LArm effector control is not enabled
+    wrong_frame = PointStamped()
+    wrong_frame.header.frame_id = "map"
+    robot.arm_pub.publish(wrong_frame)
+    assert robot.wait(lambda: len(robot.logs) >= 3, 5.0)
+    with robot.lock:
+        logs = "\n".join(robot.logs)
+    assert "non-finite position" in logs and "unknown joint names ['Tail']" in logs
+    assert "not enabled" in logs or "FRAME_ROBOT" in logs
+    np.testing.assert_allclose(robot.settle(), balanced, atol=1e-4)  # the last balanced command stays
+    robot.wish(START)
+    robot.settle()
+
+
+def test_effector_control_and_go_to_balance_through_the_almotion_client(running):
+    from nao_motion.almotion import ALMotion, ALMotionError
+
+    _, robot = running
+    robot.wish(START)
+    client = ALMotion()
+    try:
+        client.wbEnable(True)
+        with pytest.raises(ALMotionError, match="outside the RLeg support polygon"):
+            client.wbEnableBalanceConstraint(True, "RLeg")
+        with pytest.raises(ALMotionError, match="unknown effector"):
+            client.wbEnableEffectorControl("Tail", True)
+        client.wbEnableEffectorControl("LArm", True)
+        state = FK.compute(robot.settle())
+        target = FK.position_in_space(state, "LArm", FRAME_ROBOT)[:3] + [0.04, 0.02, 0.05]
+        client.wbSetEffectorControl("LArm", target.tolist())
+        robot.settle()
+        time.sleep(0.3)
+        reached = FK.position_in_space(FK.compute(robot.settle()), "LArm", FRAME_ROBOT)[:3]
+        assert np.linalg.norm(reached - target) < 1e-3
+        client.wbEnableEffectorControl("LArm", False)
+
+        client.wbGoToBalance("RLeg", 1.0)
+        client.wbEnableBalanceConstraint(True, "RLeg")  # the COM is over the right foot now
+        with pytest.raises(ALMotionError, match="needs the right foot Fixed"):
+            client.wbFootState("Plane", "RLeg")
+        client.wbEnableBalanceConstraint(True, "Legs")
+        client.wbFootState("Plane", "LLeg")
+        client.wbFootState("Fixed", "Legs")
+        client.wbEnableBalanceConstraint(False, "Legs")
+        client.wbEnable(False)
+    finally:
+        client.close()
+    with robot.lock:
+        markers = robot.markers[-1].markers
+        statuses = [s for d in robot.diagnostics for s in d.status if s.name == "nao_motion: whole_body"]
+    assert {m.ns for m in markers} == {"com", "com_floor", "support_polygon", "margin", "margin_text"}
+    assert len(markers[2].points) >= 5 and all(m.header.frame_id == "torso" for m in markers)
+    keys = {kv.key for kv in statuses[-1].values}
+    assert {"mode", "outcome", "com_margin_m", "cycle_time_median_ms"} <= keys

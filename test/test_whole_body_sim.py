@@ -1,0 +1,127 @@
+"""The balancer driving the simulated NAO (MuJoCo, in process, no ROS): the two NAOqi examples'
+motions and a reach beyond the arm. Each cycle: the balancer's command -> one physics cycle ->
+the measured joints back into the balancer, as the node does."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("mujoco")
+
+from nao_motion import spatial  # noqa: E402
+from nao_motion.kinematics import FRAME_ROBOT  # noqa: E402
+from nao_motion.model import NaoModel  # noqa: E402
+from nao_motion.sim.simulator import NaoSimulator  # noqa: E402
+from nao_motion.wholebody.balancer import Outcome, WholeBodyBalancer, WholeBodySettings  # noqa: E402
+from nao_motion.wholebody.modes import FootState  # noqa: E402
+from nao_motion.wholebody.support_polygon import sole_corners_in_sole, support_polygon  # noqa: E402
+
+MODEL = NaoModel()
+DEG = np.pi / 180.0
+
+
+class Run:
+    """A standing simulated NAO (StandInit) and an enabled balancer with `settings`."""
+
+    def __init__(self, settings: WholeBodySettings):
+        self.sim = NaoSimulator(MODEL)
+        self.state = self.sim.step(50)  # settle on the floor
+        self.balancer = b = WholeBodyBalancer(MODEL)
+        b.reset(self.state.position)
+        b.apply(settings)
+        b.set_enabled(True, q_measured=self.state.position, torso_attitude=self._attitude())
+        self.q0 = b.q.copy()
+        self.time_s = 0.0
+
+    def _attitude(self) -> np.ndarray:
+        return spatial.rotation_from_quaternion_xyzw(self.state.imu_orientation_xyzw)
+
+    def cycle(self, wish: np.ndarray):
+        result = self.balancer.step(wish, q_measured=self.state.position)
+        assert result.outcome in (Outcome.SOLVED, Outcome.RELAXED), result.reason
+        self.sim.set_command(result.q)
+        self.state = self.sim.step()
+        self.time_s += MODEL.cycle_time_s
+        assert not self.state.fallen, f"fell at t = {self.time_s:.2f} s"
+        return result
+
+    def measured_world(self, frame: str) -> np.ndarray:
+        """A frame's true pose in the simulator's world (ground-truth torso, measured joints)."""
+        torso = spatial.transform(spatial.rotation_from_quaternion_xyzw(self.state.torso_orientation_xyzw),
+                                  self.state.torso_position)
+        return torso @ self.balancer.fk.pose(self.balancer.fk.compute(self.state.position), frame)
+
+    def measured_com_margin(self) -> float:
+        """True COM's distance to the soles' polygon edges (m, > 0 inside)."""
+        fk = self.balancer.fk
+        state = fk.compute(self.state.position)
+        torso = spatial.transform(spatial.rotation_from_quaternion_xyzw(self.state.torso_orientation_xyzw),
+                                  self.state.torso_position)
+        com = torso[:3, :3] @ state.com_torso_m + torso[:3, 3]
+        feet = {"left": self.measured_world("l_sole"), "right": self.measured_world("r_sole")}
+        return support_polygon(feet, ("left", "right"), sole_corners_in_sole(MODEL)).margin(com[:2])
+
+
+def interpolation(q0: np.ndarray, joints: list[str], angles_rad: list[list[float]], times_s: list[list[float]]):
+    """The articular wish of NAOqi's angleInterpolation (linear, from q0 at t = 0)."""
+    def wish(t: float) -> np.ndarray:
+        q = q0.copy()
+        for name, a, ts in zip(joints, angles_rad, times_s):
+            i = MODEL.joint_index(name)
+            q[i] = np.interp(t, [0.0] + ts, [q0[i]] + a)
+        return MODEL.mimic_hip_yaw_pitch(q)
+    return wish
+
+
+def test_wb_foot_state_example_keeps_the_soles_flat_while_hip_yaw_pitch_turns():
+    # almotion_wbFootState.py: Legs in Plane, LHipYawPitch -45, 10, 0 deg at 3, 6, 9 s.
+    run = Run(WholeBodySettings(left_foot=FootState.PLANE, right_foot=FootState.PLANE))
+    wish = interpolation(run.q0, ["LHipYawPitch"], [[-45 * DEG, 10 * DEG, 0.0]], [[3.0, 6.0, 9.0]])
+    hyp = MODEL.joint_index("LHipYawPitch")
+    measured_hyp, worst_tilt = [], 0.0
+    while run.time_s < 10.0:
+        run.cycle(wish(run.time_s + MODEL.cycle_time_s))
+        measured_hyp.append(run.state.position[hyp])
+        for sole in ("l_sole", "r_sole"):
+            roll, pitch, _ = spatial.rpy_from_rotation(run.measured_world(sole)[:3, :3])
+            worst_tilt = max(worst_tilt, abs(roll), abs(pitch))
+    assert worst_tilt < 1.0 * DEG
+    assert min(measured_hyp) < -40 * DEG and max(measured_hyp[450:]) > -1 * DEG  # the feet resist the way back
+    assert abs(measured_hyp[-1]) < 2 * DEG
+
+
+def test_wb_enable_balance_constraint_example_bends_the_knees_without_falling():
+    # almotion_wbEnableBalanceConstraint.py: feet Fixed, balance on Legs, knees 0 then 40 deg.
+    run = Run(WholeBodySettings(balance_enabled=True, balance_support="Legs"))
+    knees = ["LKneePitch", "RKneePitch"]
+    wish = interpolation(run.q0, knees, [[0.0, 40 * DEG]] * 2, [[5.0, 10.0]] * 2)
+    worst_margin = np.inf
+    straightest = np.inf
+    while run.time_s < 11.0:
+        result = run.cycle(wish(run.time_s + MODEL.cycle_time_s))
+        assert result.com_margin_m > run.balancer.config.margin_m - 1e-4
+        worst_margin = min(worst_margin, run.measured_com_margin())
+        straightest = min(straightest, run.state.position[MODEL.joint_index("LKneePitch")])
+    assert worst_margin > 0.0  # the real COM stayed over the feet
+    assert straightest < 10 * DEG  # the legs did straighten
+    for knee in knees:
+        assert run.state.position[MODEL.joint_index(knee)] == pytest.approx(40 * DEG, abs=2 * DEG)
+
+
+def test_an_arm_reaching_30cm_ahead_leans_the_robot_as_far_as_balance_allows():
+    run = Run(WholeBodySettings(effectors=frozenset({"LArm"})))
+    b = run.balancer
+    state = b.fk.compute(b.q)
+    torso_x = spatial.inverse(b.fk.ground_frame(state))[0, 3]
+    hand0 = b.fk.position_in_space(state, "LArm", FRAME_ROBOT)[:3]
+    target = np.array([torso_x + 0.30, hand0[1], 0.30])
+    b.set_effector_target("LArm", target)
+    com_margins = []
+    while run.time_s < 5.0:
+        result = run.cycle(run.q0)
+        com_margins.append(result.com_margin_m)
+    measured_hand = b.fk.position_in_space(b.fk.compute(run.state.position), "LArm", FRAME_ROBOT)[:3]
+    assert measured_hand[0] > hand0[0] + 0.1  # the robot leant forward and reached out
+    assert run.measured_com_margin() > 0.0  # and stands
+    # As close as balance allows: the commanded hand at the target, or stopped by the margin.
+    hand = b.fk.position_in_space(b.fk.compute(b.q), "LArm", FRAME_ROBOT)[:3]
+    assert np.linalg.norm(hand - target) < 1e-3 or min(com_margins[-50:]) < b.config.margin_m + 1e-3
