@@ -160,3 +160,39 @@ def load_example(name: str):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+class NodeGroup:
+    """The node processes a test starts, each logging to a file of its own in `log_dir`, in
+    this test run's environment (loopback, a domain of its own: see above).
+
+    `stop` Ctrl-Cs them in start order and fails, quoting the end of its log, for any node
+    that did not exit cleanly (a hung node's log ends with its stacks: NodeProcess.stop)."""
+
+    LOG_TAIL_LINES = 60
+
+    def __init__(self, log_dir: Path):
+        self.log_dir = log_dir
+        self.env = dict(os.environ)
+        self.processes: list = []
+
+    def start(self, spec, **kwargs):
+        from nao_motion.processes import NodeProcess, open_log
+
+        log = open_log(self.log_dir, f"{len(self.processes)}_{spec.executable}")
+        process = NodeProcess(spec, self.env, log=log, **kwargs).start()
+        self.processes.append(process)
+        return process
+
+    def stop(self) -> None:
+        from nao_motion.processes import CLEAN_EXIT_CODES
+
+        codes = [(p, p.stop()) for p in self.processes]
+        failures = []
+        for p, code in codes:
+            p.log.close()
+            if code not in CLEAN_EXIT_CODES:
+                tail = Path(p.log.name).read_text(errors="replace").splitlines()[-self.LOG_TAIL_LINES:]
+                failures.append(f"{p.spec.executable} exited with {code}; the end of {p.log.name}:\n"
+                                + "\n".join(tail))
+        assert not failures, "a node did not exit cleanly on Ctrl-C:\n" + "\n\n".join(failures)

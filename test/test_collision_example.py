@@ -4,7 +4,6 @@ the ALMotion client, the collision filter node and the simulator node, each in i
 Without protection the simulated left arm goes into the chest; with it, the arm's shapes stay
 off the body for the whole motion and the commands rest at the nearest safe pose."""
 
-import os
 import threading
 import time
 
@@ -14,14 +13,13 @@ import pytest
 rclpy = pytest.importorskip("rclpy")
 pytest.importorskip("mujoco")
 
-from conftest import load_example  # noqa: E402
+from conftest import NodeGroup, load_example  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
 from nao_motion.collision.pairs import PairDistances, collision_pairs  # noqa: E402
 from nao_motion.joint_input import parse_joint_values  # noqa: E402
 from nao_motion.kinematics import ForwardKinematics  # noqa: E402
 from nao_motion.model import NaoModel  # noqa: E402
-from nao_motion.processes import NodeProcess  # noqa: E402
 from nao_motion.ros.qos import CYCLE_QOS  # noqa: E402
 from nao_motion.suite import NODES, SIMULATOR  # noqa: E402
 
@@ -52,12 +50,12 @@ class Recorder:
             return np.array([q for t, q in store if t0 <= t < t1])
 
 
-def test_the_ported_example_bumps_the_chest_only_without_protection():
+def test_the_ported_example_bumps_the_chest_only_without_protection(tmp_path):
     example = load_example("almotion_reflexesCollisionAvoidance")
-    env = dict(os.environ)  # conftest: loopback, a domain of this test run's own
-    sim = NodeProcess(SIMULATOR, env).start()
+    nodes = NodeGroup(tmp_path)
+    nodes.start(SIMULATOR)
     # The filter alone drives the simulator (in the suite the whole-body node comes in between).
-    node = NodeProcess(FILTER, env, use_sim_time=True, remaps={"joint_commands": "joint_commands"}).start()
+    nodes.start(FILTER, use_sim_time=True, remaps={"joint_commands": "joint_commands"})
     rclpy.init()
     try:
         from nao_motion.almotion import ALMotion
@@ -81,7 +79,7 @@ def test_the_ported_example_bumps_the_chest_only_without_protection():
         end = time.monotonic()
     finally:
         rclpy.shutdown()
-        assert node.stop() == 0 and sim.stop() == 0
+        nodes.stop()
 
     assert [enabled for _, enabled in switches] == [False, True]
     (t_off, _), (t_on, _) = switches

@@ -1,7 +1,6 @@
 """The collision filter node as its own process over real DDS, with the test as the robot: first
 command, protection, malformed input, services and parameters, and the ALMotion client."""
 
-import os
 import threading
 import time
 
@@ -9,6 +8,8 @@ import numpy as np
 import pytest
 
 rclpy = pytest.importorskip("rclpy")
+
+from conftest import NodeGroup  # noqa: E402
 
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from rcl_interfaces.msg import Log, Parameter, ParameterType, ParameterValue  # noqa: E402
@@ -23,7 +24,6 @@ from visualization_msgs.msg import MarkerArray  # noqa: E402
 from nao_motion.collision.pairs import collision_pairs  # noqa: E402
 from nao_motion.model import NaoModel  # noqa: E402
 from nao_motion.postures import posture  # noqa: E402
-from nao_motion.processes import NodeProcess  # noqa: E402
 from nao_motion.ros.qos import CYCLE_QOS  # noqa: E402
 from nao_motion.suite import NODES  # noqa: E402
 
@@ -140,9 +140,9 @@ START[MODEL.joint_index("HeadYaw")] = 0.3  # not a posture the node could know
 
 
 @pytest.fixture(scope="module")
-def running():
-    # conftest put this process on loopback in a domain of its own; the node joins it.
-    proc = NodeProcess(FILTER, dict(os.environ), remaps=STANDALONE).start()
+def running(tmp_path_factory):
+    nodes = NodeGroup(tmp_path_factory.mktemp("nodes"))
+    proc = nodes.start(FILTER, remaps=STANDALONE)
     rclpy.init()
     robot = Robot(START)
     try:
@@ -152,7 +152,7 @@ def running():
         robot.executor.shutdown()
         robot.node.destroy_node()
         rclpy.shutdown()
-        assert proc.stop() == 0, "the node did not exit cleanly on Ctrl-C"
+        nodes.stop()
 
 
 def send_targets(robot, names, positions, velocities=()):

@@ -3,7 +3,6 @@ same commands, refusals keep the plan, services, parameters, markers and diagnos
 ALMotion locomotion methods against it. Also the plan/request codec (no ROS graph needed)."""
 
 import math
-import os
 import threading
 import time
 
@@ -11,6 +10,8 @@ import numpy as np
 import pytest
 
 rclpy = pytest.importorskip("rclpy")
+
+from conftest import NodeGroup  # noqa: E402
 
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from geometry_msgs.msg import PoseStamped, TransformStamped, Twist  # noqa: E402
@@ -26,7 +27,6 @@ from visualization_msgs.msg import Marker, MarkerArray  # noqa: E402
 
 from nao_motion.footsteps import FootstepPlanner, Leg, Pose2D  # noqa: E402
 from nao_motion.footsteps.gait_config import get_move_config  # noqa: E402
-from nao_motion.processes import NodeProcess  # noqa: E402
 from nao_motion.ros.footstep_messages import (  # noqa: E402
     FootstepMessageError, FootstepPlan, FootstepRequest, decode_plan, decode_request, encode_plan,
     encode_request, plan_of)
@@ -205,9 +205,9 @@ class Probe:
 
 
 @pytest.fixture(scope="module")
-def running():
-    # conftest put this process on loopback in a domain of its own; the node joins it.
-    proc = NodeProcess(PLANNER, dict(os.environ)).start()
+def running(tmp_path_factory):
+    nodes = NodeGroup(tmp_path_factory.mktemp("nodes"))
+    proc = nodes.start(PLANNER)
     rclpy.init()
     probe = Probe()
     try:
@@ -217,7 +217,7 @@ def running():
         probe.executor.shutdown()
         probe.node.destroy_node()
         rclpy.shutdown()
-        assert proc.stop() == 0, "the node did not exit cleanly on Ctrl-C"
+        nodes.stop()
 
 
 def twist(x=0.0, y=0.0, wz=0.0) -> Twist:

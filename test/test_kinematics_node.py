@@ -1,13 +1,16 @@
 """The kinematics node as its own process over real DDS: transforms, COM, bad input, staleness."""
 
-import os
+import signal
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 rclpy = pytest.importorskip("rclpy")
 tf2_msgs = pytest.importorskip("tf2_msgs")
+
+from conftest import NodeGroup  # noqa: E402
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus  # noqa: E402
 from geometry_msgs.msg import PointStamped  # noqa: E402
@@ -17,7 +20,6 @@ from std_msgs.msg import String  # noqa: E402
 from nao_motion.kinematics import ForwardKinematics  # noqa: E402
 from nao_motion.model import NaoModel  # noqa: E402
 from nao_motion.postures import posture  # noqa: E402
-from nao_motion.processes import NodeProcess  # noqa: E402
 from nao_motion.ros.qos import CYCLE_QOS, LATCHED_QOS  # noqa: E402
 from nao_motion.ros.tf_listener import TfListener  # noqa: E402
 from nao_motion.suite import NODES  # noqa: E402
@@ -59,9 +61,9 @@ class Probe:
 
 
 @pytest.fixture(scope="module")
-def running():
-    # conftest put this process on loopback in a domain of its own; the node joins it.
-    proc = NodeProcess(KINEMATICS, dict(os.environ), params={"stale_timeout_s": 0.3}).start()
+def running(tmp_path_factory):
+    nodes = NodeGroup(tmp_path_factory.mktemp("nodes"))
+    proc = nodes.start(KINEMATICS, params={"stale_timeout_s": 0.3})
     rclpy.init()
     probe = Probe()
     try:
@@ -70,7 +72,7 @@ def running():
     finally:
         probe.node.destroy_node()
         rclpy.shutdown()
-        assert proc.stop() == 0, "the node did not exit cleanly on Ctrl-C"
+        nodes.stop()
 
 
 def test_transforms_and_com_match_the_core(running):
@@ -194,3 +196,17 @@ def test_almotion_client_answers_like_the_core(running):
             client.getTransform("Tail", 0, True)
     finally:
         client.close()
+
+
+def test_sigusr1_prints_the_node_stacks_into_its_log_and_the_node_runs_on(running):
+    proc, probe = running
+    log = Path(proc.log.name)
+    proc.process.send_signal(signal.SIGUSR1)
+    deadline = time.monotonic() + 5.0
+    while "run_node" not in log.read_text(errors="replace"):
+        assert time.monotonic() < deadline, f"no stacks in {log}"
+        time.sleep(0.05)
+    model = NaoModel()
+    before = probe.tf.dynamic_messages
+    probe.stream(model.joint_names, posture(model, "StandInit"), 0.3)
+    assert proc.running() and probe.spin(1.0, until=lambda: probe.tf.dynamic_messages > before)

@@ -1,13 +1,14 @@
 """The simulator node as its own process over real DDS: sensors, commands, bad input, stiffness,
 push, reset, lockstep and diagnostics."""
 
-import os
 import time
 
 import numpy as np
 import pytest
 
 rclpy = pytest.importorskip("rclpy")
+
+from conftest import NodeGroup  # noqa: E402
 
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from geometry_msgs.msg import WrenchStamped  # noqa: E402
@@ -20,7 +21,6 @@ from std_msgs.msg import Float32MultiArray  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 
 from nao_motion.model import NaoModel  # noqa: E402
-from nao_motion.processes import NodeProcess  # noqa: E402
 from nao_motion.ros.qos import CYCLE_QOS  # noqa: E402
 from nao_motion.suite import SIMULATOR  # noqa: E402
 
@@ -88,9 +88,9 @@ class Probe:
 
 
 @pytest.fixture(scope="module")
-def running():
-    # conftest put this process on loopback in a domain of its own; the node joins it.
-    proc = NodeProcess(SIMULATOR, dict(os.environ), params={"real_time_factor": 2.0}).start()
+def running(tmp_path_factory):
+    nodes = NodeGroup(tmp_path_factory.mktemp("nodes"))
+    proc = nodes.start(SIMULATOR, params={"real_time_factor": 2.0})
     rclpy.init()
     probe = Probe()
     try:
@@ -101,7 +101,7 @@ def running():
     finally:
         probe.node.destroy_node()
         rclpy.shutdown()
-        assert proc.stop() == 0, "the node did not exit cleanly on Ctrl-C"
+        nodes.stop()
 
 
 def test_sensors_are_published(running):

@@ -3,7 +3,6 @@ as their own processes (sim time, half real time for headroom on 2 cores), each 
 them through the ALMotion client. Where the robot went comes from the simulator's ground truth."""
 
 import math
-import os
 import threading
 import time
 
@@ -13,11 +12,10 @@ import pytest
 rclpy = pytest.importorskip("rclpy")
 pytest.importorskip("mujoco")
 
-from conftest import load_example  # noqa: E402
+from conftest import NodeGroup, load_example  # noqa: E402
 from nav_msgs.msg import Odometry  # noqa: E402
 
 from nao_motion import spatial  # noqa: E402
-from nao_motion.processes import CLEAN_EXIT_CODES, NodeProcess, open_log  # noqa: E402
 from nao_motion.ros.qos import CYCLE_QOS  # noqa: E402
 from nao_motion.suite import SIMULATOR, suite_nodes  # noqa: E402
 
@@ -60,12 +58,10 @@ class TrueTorso:
 
 @pytest.fixture(scope="module")
 def suite(tmp_path_factory):
-    env = dict(os.environ)  # conftest: loopback, a domain of this test run's own
-    logs = tmp_path_factory.mktemp("walk_examples_logs")
-    processes = [NodeProcess(SIMULATOR, env, params={"real_time_factor": 0.5},
-                             log=open_log(logs, SIMULATOR.executable)).start()]
-    processes += [NodeProcess(spec, env, use_sim_time=True, log=open_log(logs, spec.executable)).start()
-                  for spec in suite_nodes()]
+    nodes = NodeGroup(tmp_path_factory.mktemp("walk_examples_logs"))
+    nodes.start(SIMULATOR, params={"real_time_factor": 0.5})
+    for spec in suite_nodes():
+        nodes.start(spec, use_sim_time=True)
     rclpy.init()
     try:
         from nao_motion.almotion import ALMotion
@@ -84,8 +80,7 @@ def suite(tmp_path_factory):
             motion.close()
     finally:
         rclpy.shutdown()
-        codes = {p.spec.executable: p.stop() for p in processes}
-        assert set(codes.values()) <= set(CLEAN_EXIT_CODES), f"a node did not exit cleanly: {codes}"
+        nodes.stop()
 
 
 def test_move_to_example_walks_to_its_goal(suite):

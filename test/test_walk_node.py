@@ -5,7 +5,6 @@ where the last whole_body/com_reference asked (the torso turned 0.3 rad in wb_wo
 from odom, so the odom -> wb_world mapping is exercised). Also the ALMotion walk methods."""
 
 import math
-import os
 import threading
 import time
 
@@ -13,6 +12,8 @@ import numpy as np
 import pytest
 
 rclpy = pytest.importorskip("rclpy")
+
+from conftest import NodeGroup  # noqa: E402
 
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from geometry_msgs.msg import PointStamped, PoseArray, PoseStamped  # noqa: E402
@@ -27,7 +28,6 @@ from tf2_msgs.msg import TFMessage  # noqa: E402
 from nao_motion.kinematics import ForwardKinematics  # noqa: E402
 from nao_motion.model import NaoModel  # noqa: E402
 from nao_motion.postures import posture  # noqa: E402
-from nao_motion.processes import NodeProcess  # noqa: E402
 from nao_motion.ros.footstep_messages import FootstepPlan, decode_plan  # noqa: E402
 from nao_motion.ros.qos import CYCLE_QOS, LATCHED_QOS, TF_QOS  # noqa: E402
 from nao_motion.spatial import rot_z, transform  # noqa: E402
@@ -189,10 +189,10 @@ class Robot:
 
 
 @pytest.fixture(scope="module")
-def running():
-    env = dict(os.environ)  # conftest put this process on loopback in a domain of its own
-    planner = NodeProcess(PLANNER, env).start()
-    walk = NodeProcess(WALK, env).start()
+def running(tmp_path_factory):
+    nodes = NodeGroup(tmp_path_factory.mktemp("nodes"))
+    nodes.start(PLANNER)
+    nodes.start(WALK)
     rclpy.init()
     robot = Robot()
     try:
@@ -203,8 +203,7 @@ def running():
         robot.executor.shutdown()
         robot.node.destroy_node()
         rclpy.shutdown()
-        assert walk.stop() == 0, "the walk node did not exit cleanly on Ctrl-C"
-        assert planner.stop() == 0
+        nodes.stop()
 
 
 def odom_pose(msg: Odometry):

@@ -2,7 +2,6 @@
 and the whole-body node as their own processes (sim time), the example driving them through the
 ALMotion client. The soles' tilt and the fall come from the simulator's ground truth."""
 
-import os
 import threading
 
 import numpy as np
@@ -11,7 +10,7 @@ import pytest
 rclpy = pytest.importorskip("rclpy")
 pytest.importorskip("mujoco")
 
-from conftest import load_example  # noqa: E402
+from conftest import NodeGroup, load_example  # noqa: E402
 from nav_msgs.msg import Odometry  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
@@ -19,7 +18,6 @@ from nao_motion import spatial  # noqa: E402
 from nao_motion.joint_input import parse_joint_values  # noqa: E402
 from nao_motion.kinematics import ForwardKinematics  # noqa: E402
 from nao_motion.model import NaoModel  # noqa: E402
-from nao_motion.processes import NodeProcess  # noqa: E402
 from nao_motion.ros.qos import CYCLE_QOS  # noqa: E402
 from nao_motion.suite import NODES, SIMULATOR  # noqa: E402
 
@@ -58,12 +56,12 @@ class GroundTruth:
 
 
 @pytest.fixture
-def suite():
+def suite(tmp_path):
     """Simulator, collision filter and whole body node, in this test run's domain, sim time."""
-    env = dict(os.environ)  # conftest: loopback, a domain of this test run's own
-    specs = [SIMULATOR] + [next(s for s in NODES if s.executable == name)
-                           for name in ("collision_filter", "whole_body")]
-    processes = [NodeProcess(spec, env, use_sim_time=spec is not SIMULATOR).start() for spec in specs]
+    nodes = NodeGroup(tmp_path)
+    nodes.start(SIMULATOR)
+    for name in ("collision_filter", "whole_body"):
+        nodes.start(next(s for s in NODES if s.executable == name), use_sim_time=True)
     rclpy.init()
     try:
         from nao_motion.almotion import ALMotion
@@ -77,8 +75,7 @@ def suite():
             motion.close()
     finally:
         rclpy.shutdown()
-        codes = [p.stop() for p in processes]
-        assert codes == [0, 0, 0], f"a node did not exit cleanly: {codes}"
+        nodes.stop()
 
 
 def test_wb_foot_state_example_keeps_the_soles_flat(suite):

@@ -2,7 +2,6 @@
 refusals, malformed commands, effector control and wbGoToBalance through the ALMotion client,
 markers and diagnostics. The test's node is a perfect robot: joint_states = the last command."""
 
-import os
 import threading
 import time
 
@@ -10,6 +9,8 @@ import numpy as np
 import pytest
 
 rclpy = pytest.importorskip("rclpy")
+
+from conftest import NodeGroup  # noqa: E402
 
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from geometry_msgs.msg import PointStamped  # noqa: E402
@@ -24,7 +25,6 @@ from visualization_msgs.msg import MarkerArray  # noqa: E402
 from nao_motion.kinematics import FRAME_ROBOT, ForwardKinematics  # noqa: E402
 from nao_motion.model import NaoModel  # noqa: E402
 from nao_motion.postures import posture  # noqa: E402
-from nao_motion.processes import NodeProcess  # noqa: E402
 from nao_motion.ros.qos import CYCLE_QOS  # noqa: E402
 from nao_motion.suite import NODES  # noqa: E402
 
@@ -115,9 +115,9 @@ class Robot:
 
 
 @pytest.fixture(scope="module")
-def running():
-    # conftest put this process on loopback in a domain of its own; the node joins it.
-    proc = NodeProcess(WHOLE_BODY, dict(os.environ)).start()
+def running(tmp_path_factory):
+    nodes = NodeGroup(tmp_path_factory.mktemp("nodes"))
+    proc = nodes.start(WHOLE_BODY)
     rclpy.init()
     robot = Robot()
     try:
@@ -127,7 +127,7 @@ def running():
         robot.executor.shutdown()
         robot.node.destroy_node()
         rclpy.shutdown()
-        assert proc.stop() == 0, "the node did not exit cleanly on Ctrl-C"
+        nodes.stop()
 
 
 def test_disabled_it_passes_the_wish_through_within_limits(running):

@@ -37,6 +37,8 @@ def _param_value(value) -> str:
 
 
 CLEAN_EXIT_CODES = (0, None, -signal.SIGINT)  # None: never started
+STACK_DUMP_SIGNAL = signal.SIGUSR1  # run_node has faulthandler print every thread's stack on it
+STACK_DUMP_WAIT_S = 1.0
 
 
 @dataclass
@@ -83,7 +85,8 @@ class NodeProcess:
 
     def stop(self, timeout_s: float = 5.0) -> int | None:
         """Ctrl-C the node (clean shutdown); if it is still running after `timeout_s`, Ctrl-C it
-        again (now and then rclpy swallows one that lands in a message conversion), then kill it.
+        again (now and then rclpy swallows one that lands in a message conversion); if it still
+        runs, have it dump its threads' stacks into its log (SIGUSR1, see run_node), then kill it.
         The exit code is 0, or -SIGINT when the second Ctrl-C ended it (see CLEAN_EXIT_CODES)."""
         if self.process is None:
             return None
@@ -96,6 +99,11 @@ class NodeProcess:
                 try:
                     self.process.wait(timeout_s)
                 except subprocess.TimeoutExpired:
+                    self.process.send_signal(STACK_DUMP_SIGNAL)
+                    try:
+                        self.process.wait(STACK_DUMP_WAIT_S)
+                    except subprocess.TimeoutExpired:
+                        pass
                     self.process.kill()
                     self.process.wait()
         return self.process.returncode

@@ -4,6 +4,8 @@ diagnostics, validated parameters, and the TF publishing back-end.
 
 from __future__ import annotations
 
+import faulthandler
+import signal
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -160,6 +162,9 @@ def run_node(node_class: type[Node], args=None) -> None:
     import rclpy
     from rclpy.executors import ExternalShutdownException
 
+    # `kill -USR1 <pid>` prints every thread's stack, even when the main thread is stuck in C:
+    # how a node that hangs (at shutdown, in DDS) tells where.
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     rclpy.init(args=args)
     node = None
     try:
