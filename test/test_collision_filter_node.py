@@ -1,7 +1,6 @@
 """The collision filter node as its own process over real DDS, with the test as the robot: first
 command, protection, malformed input, services and parameters, and the ALMotion client."""
 
-import threading
 import time
 
 import numpy as np
@@ -10,11 +9,11 @@ import pytest
 rclpy = pytest.importorskip("rclpy")
 
 from conftest import NodeGroup  # noqa: E402
+from ros_probe import SpinningProbe  # noqa: E402
 
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
-from rcl_interfaces.msg import Log, Parameter, ParameterType, ParameterValue  # noqa: E402
+from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue  # noqa: E402
 from rcl_interfaces.srv import GetParameters, SetParameters  # noqa: E402
-from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import Float64  # noqa: E402
 from std_srvs.srv import SetBool  # noqa: E402
@@ -37,13 +36,12 @@ FINAL = np.deg2rad([50.0, 6.0, 0.0, -150.0])
 NEAREST = np.deg2rad([46.371, 9.929, -3.040, -84.309])
 
 
-class Robot:
+class Robot(SpinningProbe):
     """The test's node: a perfect robot (joint_states = the last joint_commands, except limp
     joints, which stay where the test puts them) that also records what the filter says."""
 
     def __init__(self, q0):
-        self.node = rclpy.create_node("collision_filter_probe")
-        self.lock = threading.Lock()
+        super().__init__("collision_filter_probe")
         self.q = q0.copy()
         self.limp = np.zeros(MODEL.n_joints, dtype=bool)
         self.commands, self.distances, self.markers, self.logs, self.diagnostics = [], [], [], [], []
@@ -52,71 +50,43 @@ class Robot:
         self.trajectory_pub = self.node.create_publisher(JointTrajectory, "joint_trajectory", CYCLE_QOS)
         self.node.create_subscription(JointState, "joint_commands", self._on_command, CYCLE_QOS)
         self.node.create_subscription(Float64, "collision_filter/closest_distance",
-                                      lambda m: self._record(self.distances, m.data), CYCLE_QOS)
+                                      lambda m: self.add(self.distances, m.data), CYCLE_QOS)
         self.node.create_subscription(MarkerArray, "collision_filter/markers",
-                                      lambda m: self._record(self.markers, m), 10)
-        self.node.create_subscription(Log, "/rosout", self._on_log, 100)
+                                      lambda m: self.add(self.markers, m), 10)
+        self.record_logs("collision_filter", self.logs)
         self.node.create_subscription(DiagnosticArray, "/diagnostics",
-                                      lambda m: self._record(self.diagnostics, m), 10)
+                                      lambda m: self.add(self.diagnostics, m), 10)
         self.node.create_timer(0.01, self.publish_states)
-        self.executor = SingleThreadedExecutor()
-        self.executor.add_node(self.node)
-        self.thread = threading.Thread(target=self.executor.spin, daemon=True)
-        self.thread.start()
-
-    def _record(self, store, item):
-        with self.lock:
-            store.append(item)
-
-    def _on_log(self, msg: Log):
-        if msg.name == "collision_filter":
-            self._record(self.logs, msg.msg)
+        self.start()
 
     def _on_command(self, msg: JointState):
         q = np.array(msg.position)
-        with self.lock:
+        with self.cond:
             self.commands.append(q)
             self.q[~self.limp] = q[~self.limp]
+            self.cond.notify_all()
 
     def publish_states(self):
-        with self.lock:
+        with self.cond:
             msg = JointState(name=list(MODEL.joint_names), position=self.q.tolist())
         self.states_pub.publish(msg)
 
     def last_command(self):
-        with self.lock:
+        with self.cond:
             return self.commands[-1].copy() if self.commands else None
 
-    def wait(self, condition, timeout_s=10.0):
-        end = time.monotonic() + timeout_s
-        while time.monotonic() < end:
-            if condition():
-                return True
-            time.sleep(0.01)
-        return condition()
-
     def count(self):
-        with self.lock:
+        with self.cond:
             return len(self.commands)
 
     def settle(self, since=0, cycles=15, timeout_s=10.0):
         """Wait for 30 commands after number `since` (so a motion sent then has started), then
         until the commands have not changed for `cycles` cycles; returns the last command."""
         def still():
-            with self.lock:
-                recent = self.commands[-cycles:]
-                new = len(self.commands) - since
-            return new >= 30 and np.ptp(np.array(recent), axis=0).max() < 1e-9
+            recent = self.commands[-cycles:]
+            return len(self.commands) - since >= 30 and np.ptp(np.array(recent), axis=0).max() < 1e-9
         assert self.wait(still, timeout_s), "the commands did not settle"
         return self.last_command()
-
-    def call(self, srv_type, name, request):
-        client = self.node.create_client(srv_type, name)
-        assert client.wait_for_service(timeout_sec=10.0), f"no service {name}"
-        future = client.call_async(request)
-        assert self.wait(future.done, 10.0), f"no answer from {name}"
-        self.node.destroy_client(client)
-        return future.result()
 
     def set_parameter(self, name, value):
         if isinstance(value, float):
@@ -149,8 +119,7 @@ def running(tmp_path_factory):
         assert robot.wait(lambda: robot.commands, 20.0), "no joint_commands from the node"
         yield proc, robot
     finally:
-        robot.executor.shutdown()
-        robot.node.destroy_node()
+        robot.close()
         rclpy.shutdown()
         nodes.stop()
 
@@ -168,7 +137,7 @@ def go_home(robot):
 
 def test_the_first_command_is_the_measured_pose(running):
     _, robot = running
-    with robot.lock:
+    with robot.cond:
         first = robot.commands[0]
     np.testing.assert_allclose(first, MODEL.clip_to_limits(START), atol=1e-12)
     assert len(first) == MODEL.n_joints
@@ -177,14 +146,14 @@ def test_the_first_command_is_the_measured_pose(running):
 def test_the_arm_sent_into_the_chest_stops_at_the_nearest_safe_pose(running):
     _, robot = running
     go_home(robot)
-    with robot.lock:
+    with robot.cond:
         robot.distances.clear()
         robot.markers.clear()
     count = robot.count()
     send_targets(robot, LARM, FINAL)  # max_speed_fraction (0.3) of each joint's speed
     end = robot.settle(count)
     np.testing.assert_allclose(end[LARM_IDX], NEAREST, atol=2e-4)
-    with robot.lock:
+    with robot.cond:
         assert min(robot.distances) >= 0.0
         markers = robot.markers[-1].markers
     shapes = collision_pairs(MODEL).shapes
@@ -227,13 +196,13 @@ def test_malformed_commands_are_rejected_and_the_robot_keeps_its_command(running
     proc, robot = running
     topic, send, reason = MALFORMED[case]
     before = robot.settle()
-    with robot.lock:
+    with robot.cond:
         robot.logs.clear()
         count = len(robot.commands)
     send(robot)
     assert robot.wait(lambda: any(reason in line for line in robot.logs), 5.0), f"no log line for {case}"
     time.sleep(0.2)
-    with robot.lock:
+    with robot.cond:
         after = np.array(robot.commands[count:])
         line = next(line for line in robot.logs if reason in line)
     assert len(after) > 5 and np.all(after == before), "the command changed"
@@ -267,7 +236,7 @@ def test_diagnostics_report_the_cycle_and_the_constraints(running):
     _, robot = running
     assert robot.wait(lambda: any(s.name == "nao_motion: collision_filter" for d in robot.diagnostics
                                   for s in d.status), 5.0)
-    with robot.lock:
+    with robot.cond:
         status = [s for d in robot.diagnostics for s in d.status if s.name == "nao_motion: collision_filter"][-1]
     keys = {kv.key for kv in status.values}
     assert {"cycle_time_median_ms", "active_constraints", "closest_distance_m", "outcome"} <= keys
@@ -309,13 +278,13 @@ def test_almotion_client_commands_and_protection(running):
         np.testing.assert_allclose(end[LARM_IDX], START[LARM_IDX], atol=1e-9)
 
         # A limp arm's command follows the arm (moved by hand here); stiff again: no jump.
-        with robot.lock:
+        with robot.cond:
             robot.limp[[MODEL.joint_index(n) for n in MODEL.names_for("LArm")]] = True
             robot.q[LARM_IDX[0]] = 0.4
         motion.setStiffnesses("LArm", 0.0)
         assert robot.wait(lambda: robot.last_command()[LARM_IDX[0]] == pytest.approx(0.4, abs=1e-9), 5.0)
         motion.setStiffnesses("LArm", 1.0)
-        with robot.lock:
+        with robot.cond:
             robot.limp[:] = False
         time.sleep(0.3)
         assert robot.last_command()[LARM_IDX[0]] == pytest.approx(0.4, abs=1e-9)

@@ -3,7 +3,6 @@ same commands, refusals keep the plan, services, parameters, markers and diagnos
 ALMotion locomotion methods against it. Also the plan/request codec (no ROS graph needed)."""
 
 import math
-import threading
 import time
 
 import numpy as np
@@ -12,12 +11,11 @@ import pytest
 rclpy = pytest.importorskip("rclpy")
 
 from conftest import NodeGroup  # noqa: E402
+from ros_probe import SpinningProbe  # noqa: E402
 
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from geometry_msgs.msg import PoseStamped, TransformStamped, Twist  # noqa: E402
-from rcl_interfaces.msg import Log  # noqa: E402
 from rcl_interfaces.srv import GetParameters, SetParametersAtomically  # noqa: E402
-from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
 from std_msgs.msg import Float64MultiArray  # noqa: E402
@@ -118,12 +116,11 @@ def test_request_encoding_round_trips_and_bad_messages_say_why():
 
 
 # --- the node -----------------------------------------------------------------------------------
-class Probe:
+class Probe(SpinningProbe):
     """The test's node: sends commands, records plans, markers, logs and diagnostics."""
 
     def __init__(self):
-        self.node = rclpy.create_node("footstep_planner_probe")
-        self.lock = threading.Condition()
+        super().__init__("footstep_planner_probe")
         self.plans, self.markers, self.logs, self.diagnostics = [], [], [], []
         node = self.node
         self.pubs = {
@@ -134,33 +131,17 @@ class Probe:
         }
         self.tf_pub = node.create_publisher(TFMessage, "/tf", TF_QOS)
         node.create_subscription(Float64MultiArray, "footsteps/plan", self._on_plan, PLAN_RECORDER_QOS)
-        node.create_subscription(MarkerArray, "footsteps/markers", lambda m: self._add(self.markers, m), 10)
-        node.create_subscription(Log, "/rosout", self._on_log, 100)
-        node.create_subscription(DiagnosticArray, "/diagnostics", lambda m: self._add(self.diagnostics, m), 10)
-        self.executor = SingleThreadedExecutor()
-        self.executor.add_node(node)
-        self.thread = threading.Thread(target=self.executor.spin, daemon=True)
-        self.thread.start()
-
-    def _add(self, store, item):
-        with self.lock:
-            store.append(item)
-            self.lock.notify_all()
+        node.create_subscription(MarkerArray, "footsteps/markers", lambda m: self.add(self.markers, m), 10)
+        self.record_logs("footstep_planner", self.logs)
+        node.create_subscription(DiagnosticArray, "/diagnostics", lambda m: self.add(self.diagnostics, m), 10)
+        self.start()
 
     def _on_plan(self, msg):
-        self._add(self.plans, decode_plan(msg))
-
-    def _on_log(self, msg: Log):
-        if msg.name == "footstep_planner":
-            self._add(self.logs, msg.msg)
-
-    def wait(self, condition, timeout_s=10.0):
-        with self.lock:
-            return self.lock.wait_for(condition, timeout_s)
+        self.add(self.plans, decode_plan(msg))
 
     def latest(self) -> FootstepPlan:
         assert self.wait(lambda: self.plans, 10.0), "no footsteps/plan"
-        with self.lock:
+        with self.cond:
             return self.plans[-1]
 
     def send(self, topic: str, msg) -> FootstepPlan:
@@ -174,19 +155,8 @@ class Probe:
         answered = (lambda p: p.accepted_commands > before.accepted_commands
                     or p.refused_commands > before.refused_commands)
         assert self.wait(lambda: answered(self.plans[-1]), 5.0), f"no answer to {topic}"
-        with self.lock:
+        with self.cond:
             return next(p for p in self.plans if answered(p))
-
-    def call(self, srv_type, name, request):
-        client = self.node.create_client(srv_type, name)
-        assert client.wait_for_service(timeout_sec=10.0), f"no service {name}"
-        future = client.call_async(request)
-        end = time.monotonic() + 10.0
-        while not future.done() and time.monotonic() < end:
-            time.sleep(0.005)
-        self.node.destroy_client(client)
-        assert future.done(), f"no answer from {name}"
-        return future.result()
 
     def set_parameters(self, **values):
         request = SetParametersAtomically.Request(
@@ -214,8 +184,7 @@ def running(tmp_path_factory):
         assert probe.wait(lambda: probe.plans, 20.0), "no footsteps/plan from the node"
         yield proc, probe
     finally:
-        probe.executor.shutdown()
-        probe.node.destroy_node()
+        probe.close()
         rclpy.shutdown()
         nodes.stop()
 
@@ -340,7 +309,7 @@ def test_refused_commands_say_why_and_keep_the_plan(running):
     walking = probe.send("goal_pose", goal(*(idle.robot_position() * Pose2D(2.0, 0.0, 0.0)).as_list()))
     last = walking.steps[-1]
     for case, (topic, make, reason) in REFUSED.items():
-        with probe.lock:
+        with probe.cond:
             probe.logs.clear()
         plan = probe.send(topic, make())
         assert plan.accepted_commands == walking.accepted_commands, case
@@ -348,7 +317,7 @@ def test_refused_commands_say_why_and_keep_the_plan(running):
         assert plan.steps and plan.steps[-1].target == last.target, f"{case}: the plan changed"
         assert [identity(s) for s in plan.steps] == [identity(s) for s in kept], f"{case}: the plan changed"
         assert probe.wait(lambda: any(reason in line for line in probe.logs), 5.0), f"no log line for {case}"
-        with probe.lock:
+        with probe.cond:
             line = next(line for line in probe.logs if reason in line)
         assert line.startswith(f"{topic} refused, the plan is kept"), line
     assert proc.running()
@@ -417,7 +386,7 @@ def test_markers_and_diagnostics(running):
     # unchangeable one by one from the next cycle on: wait until both feet have one.
     assert probe.wait(lambda: probe.markers and sum(m.ns == "unchangeable" for m in probe.markers[-1].markers) >= 2,
                       5.0)
-    with probe.lock:
+    with probe.cond:
         markers = probe.markers[-1].markers
     assert markers[0].action == Marker.DELETEALL
     boxes = markers[1:]
@@ -432,7 +401,7 @@ def test_markers_and_diagnostics(running):
     assert plan.steps
     assert probe.wait(lambda: any(s.name == "nao_motion: footstep_planner" for d in probe.diagnostics
                                   for s in d.status), 5.0)
-    with probe.lock:
+    with probe.cond:
         status = [s for d in probe.diagnostics for s in d.status if s.name == "nao_motion: footstep_planner"][-1]
     values = {kv.key: kv.value for kv in status.values}
     assert {"cycle_time_median_ms", "mode", "steps", "refused_commands", "last_refusal"} <= set(values)

@@ -27,8 +27,8 @@ MAX_TILT_DEG = 6.0
 class WalkRun(SimulatedWalk):
     """The simulated walk, failing the test at once on a fall or an unusable solve."""
 
-    def __init__(self):
-        super().__init__(MODEL)
+    def __init__(self, model: NaoModel = MODEL):
+        super().__init__(model)
 
     def cycle(self):
         result = super().cycle()
@@ -37,7 +37,7 @@ class WalkRun(SimulatedWalk):
         return result
 
     def run(self, duration_s: float) -> None:
-        for _ in range(int(round(duration_s / MODEL.cycle_time_s))):
+        for _ in range(int(round(duration_s / self.model.cycle_time_s))):
             self.cycle()
 
     def finish(self, settle_s: float = 1.0, timeout_s: float = 120.0) -> None:
@@ -96,6 +96,18 @@ def test_move_to_a_pose_ends_within_5_cm_and_5_deg():
     true = _report("moveTo(1, 0.5, 1.57)", run, goal)
     assert run.worst_tilt_deg < MAX_TILT_DEG
     assert math.hypot(true.x - goal.x, true.y - goal.y) < 0.05
+    assert abs(true.theta - goal.theta) < math.radians(5.0)
+
+
+def test_v6_at_83_hz_moves_to_a_pose_within_8_cm_and_5_deg():
+    # V6 walks with less tilt than V5 here (about 2 deg) but its steps come out about 4 % long.
+    run = WalkRun(NaoModel("V6"))
+    goal = Pose2D(1.0, 0.5, 1.57)
+    run.planner.move_to(goal.x, goal.y, goal.theta)
+    run.finish()
+    true = _report("V6 moveTo(1, 0.5, 1.57)", run, goal)
+    assert run.worst_tilt_deg < MAX_TILT_DEG
+    assert math.hypot(true.x - goal.x, true.y - goal.y) < 0.08
     assert abs(true.theta - goal.theta) < math.radians(5.0)
 
 

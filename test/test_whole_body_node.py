@@ -2,7 +2,6 @@
 refusals, malformed commands, effector control and wbGoToBalance through the ALMotion client,
 markers and diagnostics. The test's node is a perfect robot: joint_states = the last command."""
 
-import threading
 import time
 
 import numpy as np
@@ -11,12 +10,11 @@ import pytest
 rclpy = pytest.importorskip("rclpy")
 
 from conftest import NodeGroup  # noqa: E402
+from ros_probe import SpinningProbe  # noqa: E402
 
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from geometry_msgs.msg import PointStamped  # noqa: E402
-from rcl_interfaces.msg import Log  # noqa: E402
 from rcl_interfaces.srv import SetParametersAtomically  # noqa: E402
-from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_srvs.srv import SetBool  # noqa: E402
@@ -35,43 +33,32 @@ START = posture(MODEL, "StandInit")
 WISH = "collision_filter/safe_joint_commands"
 
 
-class Robot:
+class Robot(SpinningProbe):
     """Publishes joint_states (the last command) and wishes; records what the node says."""
 
     def __init__(self):
-        self.node = rclpy.create_node("whole_body_probe")
-        self.lock = threading.Lock()
+        super().__init__("whole_body_probe")
         self.q = START.copy()
         self.commands, self.logs, self.markers, self.diagnostics = [], [], [], []
         self.states_pub = self.node.create_publisher(JointState, "joint_states", CYCLE_QOS)
         self.wish_pub = self.node.create_publisher(JointState, WISH, CYCLE_QOS)
         self.arm_pub = self.node.create_publisher(PointStamped, "whole_body/effector/LArm", 10)
         self.node.create_subscription(JointState, "joint_commands", self._on_command, CYCLE_QOS)
-        self.node.create_subscription(Log, "/rosout", self._on_log, 100)
-        self.node.create_subscription(MarkerArray, "whole_body/markers", lambda m: self._add(self.markers, m), 10)
-        self.node.create_subscription(DiagnosticArray, "/diagnostics", lambda m: self._add(self.diagnostics, m), 10)
+        self.record_logs("whole_body", self.logs)
+        self.node.create_subscription(MarkerArray, "whole_body/markers", lambda m: self.add(self.markers, m), 10)
+        self.node.create_subscription(DiagnosticArray, "/diagnostics", lambda m: self.add(self.diagnostics, m), 10)
         self.node.create_timer(0.01, self.publish_states)
-        self.executor = SingleThreadedExecutor()
-        self.executor.add_node(self.node)
-        self.thread = threading.Thread(target=self.executor.spin, daemon=True)
-        self.thread.start()
-
-    def _add(self, store, item):
-        with self.lock:
-            store.append(item)
+        self.start()
 
     def _on_command(self, msg: JointState):
         q = np.array(msg.position)
-        with self.lock:
+        with self.cond:
             self.commands.append(q)
             self.q = q
-
-    def _on_log(self, msg: Log):
-        if msg.name == "whole_body":
-            self._add(self.logs, msg.msg)
+            self.cond.notify_all()
 
     def publish_states(self):
-        with self.lock:
+        with self.cond:
             msg = JointState(name=list(MODEL.joint_names), position=self.q.tolist())
         self.states_pub.publish(msg)
 
@@ -79,34 +66,17 @@ class Robot:
         self.wish_pub.publish(JointState(name=list(MODEL.joint_names), position=[float(v) for v in q]))
 
     def last_command(self):
-        with self.lock:
+        with self.cond:
             return self.commands[-1].copy()
-
-    def wait(self, condition, timeout_s=10.0):
-        end = time.monotonic() + timeout_s
-        while time.monotonic() < end:
-            if condition():
-                return True
-            time.sleep(0.01)
-        return condition()
 
     def settle(self, cycles=20, timeout_s=15.0):
         """Wait until the commands stay within 10 urad (the QP's tolerance) for `cycles` cycles."""
         def still():
-            with self.lock:
-                recent = self.commands[-cycles:]
+            recent = self.commands[-cycles:]
             return len(recent) == cycles and np.ptp(np.array(recent), axis=0).max() < 1e-5
         time.sleep(0.1)
         assert self.wait(still, timeout_s), "the commands did not settle"
         return self.last_command()
-
-    def call(self, srv_type, name, request):
-        client = self.node.create_client(srv_type, name)
-        assert client.wait_for_service(timeout_sec=10.0), f"no service {name}"
-        future = client.call_async(request)
-        assert self.wait(future.done, 10.0), f"no answer from {name}"
-        self.node.destroy_client(client)
-        return future.result()
 
     def set_parameters(self, **values):
         request = SetParametersAtomically.Request(parameters=[
@@ -124,8 +94,7 @@ def running(tmp_path_factory):
         assert robot.wait(lambda: robot.commands, 20.0), "no joint_commands from the node"
         yield proc, robot
     finally:
-        robot.executor.shutdown()
-        robot.node.destroy_node()
+        robot.close()
         rclpy.shutdown()
         nodes.stop()
 
@@ -173,7 +142,7 @@ def test_enabled_it_balances_and_refuses_malformed_commands(running):
     state = FK.compute(balanced)
     np.testing.assert_allclose(FK.pose(state, "l_sole")[:3, :3], FK.pose(state, "r_sole")[:3, :3], atol=1e-4)
 
-    with robot.lock:
+    with robot.cond:
         robot.logs.clear()
     bad = wish.copy()
     bad[3] = np.nan
@@ -184,7 +153,7 @@ def test_enabled_it_balances_and_refuses_malformed_commands(running):
     wrong_frame.header.frame_id = "map"
     robot.arm_pub.publish(wrong_frame)
     assert robot.wait(lambda: len(robot.logs) >= 3, 5.0)
-    with robot.lock:
+    with robot.cond:
         logs = "\n".join(robot.logs)
     assert "non-finite position" in logs and "unknown joint names ['Tail']" in logs
     assert "not enabled" in logs or "FRAME_ROBOT" in logs
@@ -226,7 +195,7 @@ def test_effector_control_and_go_to_balance_through_the_almotion_client(running)
         client.wbEnable(False)
     finally:
         client.close()
-    with robot.lock:
+    with robot.cond:
         markers = robot.markers[-1].markers
         statuses = [s for d in robot.diagnostics for s in d.status if s.name == "nao_motion: whole_body"]
     assert {m.ns for m in markers} == {"com", "com_floor", "support_polygon", "margin", "margin_text"}

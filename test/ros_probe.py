@@ -1,0 +1,64 @@
+"""The test's own rclpy node, spun on a background thread, for the tests that drive a node
+process over DDS: what the callbacks record is guarded by `cond`, which `wait` watches."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from rcl_interfaces.msg import Log
+from rclpy.executors import SingleThreadedExecutor
+
+
+class SpinningProbe:
+    """Subclasses make their publishers, subscriptions and timers on `self.node`, then `start()`."""
+
+    def __init__(self, name: str):
+        import rclpy
+
+        self.node = rclpy.create_node(name)
+        self.cond = threading.Condition()
+        self.executor: SingleThreadedExecutor | None = None
+
+    def start(self) -> None:
+        self.executor = SingleThreadedExecutor()
+        self.executor.add_node(self.node)
+        threading.Thread(target=self.executor.spin, daemon=True).start()
+
+    def close(self) -> None:
+        if self.executor is not None:
+            self.executor.shutdown()
+        self.node.destroy_node()
+
+    def add(self, store: list, item) -> None:
+        with self.cond:
+            store.append(item)
+            self.cond.notify_all()
+
+    def record_logs(self, node_name: str, store: list) -> None:
+        """Append to `store` the text of every /rosout message of the node `node_name`."""
+        def on_log(msg: Log):
+            if msg.name == node_name:
+                self.add(store, msg.msg)
+        self.node.create_subscription(Log, "/rosout", on_log, 100)
+
+    def wait(self, condition, timeout_s: float = 10.0) -> bool:
+        """Whether `condition()` (checked under `cond`) came true within `timeout_s`."""
+        end = time.monotonic() + timeout_s
+        with self.cond:
+            while not condition():
+                remaining = end - time.monotonic()
+                if remaining <= 0.0:
+                    return False
+                self.cond.wait(min(remaining, 0.01))  # also polls what no callback records
+            return True
+
+    def call(self, srv_type, name: str, request, timeout_s: float = 10.0):
+        client = self.node.create_client(srv_type, name)
+        try:
+            assert client.wait_for_service(timeout_sec=timeout_s), f"no service {name}"
+            future = client.call_async(request)
+            assert self.wait(future.done, timeout_s), f"no answer from {name}"
+            return future.result()
+        finally:
+            self.node.destroy_client(client)
