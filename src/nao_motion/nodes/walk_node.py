@@ -314,7 +314,7 @@ class WalkNode(Node):
         self.diagnostics = CycleDiagnostics(self, "walk", self.dt_s)
         self.create_timer(self.dt_s, self.on_cycle)
         self.get_logger().info(f"walk for NAO {version}: CoM height {self.walk_config.com_height_m:.4f} m "
-                               f"({WALK_POSTURE}), preview {self.walk_config.preview_s} s, TF via {self.tf.backend}")
+                               f"({WALK_POSTURE}), preview {self.walk_config.preview.preview_s} s, TF via {self.tf.backend}")
 
     # --- parameters -------------------------------------------------------------------------
     @staticmethod

@@ -63,22 +63,22 @@ def stand_com_in_feet_frame(model: NaoModel, posture_name: str = "StandInit") ->
 
 @dataclass(frozen=True)
 class WalkConfig:
-    """Walk generator settings (s, m; weights as in ``PreviewConfig``)."""
+    """Walk generator settings: the preview controller's (cycle, CoM height, preview, weights)
+    and the step phases, ZMP reference, arm swing and CoM feedback."""
 
-    dt_s: float
-    com_height_m: float
-    preview_s: float = 0.8  # NAOqi's preview
-    qe: float = 1.0
-    qx: float = 0.0
-    r: float = 1e-6
+    preview: PreviewConfig
     phases: StepPhases = field(default_factory=StepPhases)
     zmp: ZmpReferenceConfig = field(default_factory=ZmpReferenceConfig)
     arms: ArmSwingConfig = field(default_factory=ArmSwingConfig)
     com_feedback: ComFeedbackConfig = field(default_factory=ComFeedbackConfig)
 
     @property
-    def preview(self) -> PreviewConfig:
-        return PreviewConfig(self.dt_s, self.com_height_m, self.preview_s, self.qe, self.qx, self.r)
+    def dt_s(self) -> float:
+        return self.preview.dt_s
+
+    @property
+    def com_height_m(self) -> float:
+        return self.preview.com_height_m
 
     @classmethod
     def for_model(cls, model: NaoModel, posture_name: str = "StandInit", **overrides) -> "WalkConfig":
@@ -88,8 +88,7 @@ class WalkConfig:
         from that posture needs no CoM shift before its first step.
         """
         forward_m, height_m = stand_com_in_feet_frame(model, posture_name)
-        values = {"dt_s": model.cycle_time_s, "com_height_m": height_m,
-                  "zmp": ZmpReferenceConfig(forward_m=forward_m)}
+        values = {"preview": PreviewConfig(model.cycle_time_s, height_m), "zmp": ZmpReferenceConfig(forward_m=forward_m)}
         values.update(overrides)
         return cls(**values)
 
