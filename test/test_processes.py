@@ -1,9 +1,13 @@
-"""NodeProcess.stop: a node that stops on Ctrl-C exits cleanly; one deaf to it leaves its
-stacks in its log (SIGUSR1, as run_node registers it) and is killed."""
+"""NodeProcess.stop and run_node's shutdown: a node that stops on Ctrl-C exits cleanly; one
+deaf to it leaves its stacks in its log (SIGUSR1, as run_node registers it) and is killed; a
+real node whose teardown hangs is ended by run_node's bound, its stacks in its log."""
 
+import os
 import signal
 import time
 from pathlib import Path
+
+import pytest
 
 from nao_motion.processes import CLEAN_EXIT_CODES, NodeProcess, open_log
 from nao_motion.suite import NodeSpec
@@ -15,6 +19,22 @@ try:
     time.sleep(60)
 except KeyboardInterrupt:
     pass
+"""
+
+HANGING_TEARDOWN_NODE = """
+import time
+from rclpy.node import Node
+from nao_motion.ros.node_tools import run_node
+
+class HangingTeardown(Node):
+    def __init__(self):
+        super().__init__("hanging_teardown")
+        self.create_timer(0.5, lambda: print("ready", flush=True))
+
+    def destroy_node(self):  # as the rmw's node destruction sometimes does
+        time.sleep(60)
+
+run_node(HangingTeardown)
 """
 
 STUBBORN_NODE = """
@@ -30,10 +50,10 @@ stuck_in_shutdown()
 """
 
 
-def start_script(directory: Path, name: str, source: str) -> NodeProcess:
+def start_script(directory: Path, name: str, source: str, env: dict | None = None) -> NodeProcess:
     """`source` as a node process logging to directory/name.log, once it has printed "ready"."""
     (directory / f"{name}.py").write_text(source)
-    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(directory)}
+    env = {**(env or {"PATH": "/usr/bin:/bin"}), "PYTHONPATH": str(directory)}
     process = NodeProcess(NodeSpec(name, name, "none.yaml"), env, log=open_log(directory, name)).start()
     deadline = time.monotonic() + 20.0
     while "ready" not in (directory / f"{name}.log").read_text():
@@ -54,3 +74,18 @@ def test_a_node_deaf_to_ctrl_c_leaves_its_stacks_in_its_log_and_is_killed(tmp_pa
     assert code == -signal.SIGKILL and code not in CLEAN_EXIT_CODES
     text = (tmp_path / "stubborn_node.log").read_text()
     assert "stuck_in_shutdown" in text and "File " in text, text
+
+
+def test_a_node_whose_teardown_hangs_is_ended_with_its_stacks_in_its_log(tmp_path):
+    pytest.importorskip("rclpy")
+    from nao_motion.ros.node_tools import TEARDOWN_TIMEOUT_S
+
+    env = dict(os.environ)  # conftest: loopback, this test run's domain
+    process = start_script(tmp_path, "hanging_teardown_node", HANGING_TEARDOWN_NODE, env)
+    t0 = time.monotonic()
+    code = process.stop(timeout_s=TEARDOWN_TIMEOUT_S + 3.0)
+    process.log.close()
+    assert code == -signal.SIGALRM and code in CLEAN_EXIT_CODES
+    assert time.monotonic() - t0 < TEARDOWN_TIMEOUT_S + 2.0
+    text = (tmp_path / "hanging_teardown_node.log").read_text()
+    assert "destroy_node" in text and "run_node" in text, text

@@ -36,7 +36,9 @@ def _param_value(value) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
-CLEAN_EXIT_CODES = (0, None, -signal.SIGINT)  # None: never started
+# None: never started; -SIGINT: the second Ctrl-C ended it; -SIGALRM: its rmw teardown hung and
+# run_node ended it (its stacks are in its log).
+CLEAN_EXIT_CODES = (0, None, -signal.SIGINT, -signal.SIGALRM)
 STACK_DUMP_SIGNAL = signal.SIGUSR1  # run_node has faulthandler print every thread's stack on it
 STACK_DUMP_WAIT_S = 1.0
 

@@ -155,6 +155,7 @@ class TfPublisher:
 
 
 INTERRUPTED_TAKE = "Unable to convert call argument"
+TEARDOWN_TIMEOUT_S = 4  # whole seconds (signal.alarm); within NodeProcess.stop's first wait
 
 
 def run_node(node_class: type[Node], args=None) -> None:
@@ -180,8 +181,17 @@ def run_node(node_class: type[Node], args=None) -> None:
         if rclpy.ok() and not str(err).startswith(INTERRUPTED_TAKE):
             raise
     finally:
-        if node is not None:
-            node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()
+        # The rmw's teardown now and then hangs in C, deaf to Ctrl-C (seen with Fast DDS, in
+        # destroy_node). Bounded: the stacks go to stderr, then SIGALRM's default action ends
+        # the process (exit code -SIGALRM, see processes.CLEAN_EXIT_CODES). Both act from C.
+        faulthandler.dump_traceback_later(TEARDOWN_TIMEOUT_S - 0.5)
+        signal.alarm(TEARDOWN_TIMEOUT_S)
+        try:
+            if node is not None:
+                node.destroy_node()
+            if rclpy.ok():
+                rclpy.shutdown()
+        finally:
+            signal.alarm(0)
+            faulthandler.cancel_dump_traceback_later()
 
