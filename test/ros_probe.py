@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 import time
 
+import rclpy
 from rcl_interfaces.msg import Log
 from rclpy.executors import SingleThreadedExecutor
 
@@ -14,8 +15,6 @@ class SpinningProbe:
     """Subclasses make their publishers, subscriptions and timers on `self.node`, then `start()`."""
 
     def __init__(self, name: str):
-        import rclpy
-
         self.node = rclpy.create_node(name)
         self.cond = threading.Condition()
         self.executor: SingleThreadedExecutor | None = None

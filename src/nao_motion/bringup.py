@@ -8,12 +8,11 @@ stops every process cleanly on Ctrl-C (or after --duration seconds of sim time).
 from __future__ import annotations
 
 import os
-import signal
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .processes import CLEAN_EXIT_CODES, NodeProcess, open_log
+from .processes import CLEAN_EXIT_CODES, TEARDOWN_CUT_SHORT, NodeProcess, open_log
 from .suite import SIMULATOR, NodeSpec, suite_nodes
 
 
@@ -86,7 +85,7 @@ def run_bringup(nao_version: str, real_time_factor: float, duration_s: float | N
     bad = {n: c for n, c in codes.items() if c not in CLEAN_EXIT_CODES}
     print(f"nao-motion sim: stopped{' on Ctrl-C' if interrupted else ''}; "
           f"{'all nodes exited cleanly' if not bad else f'non-zero exits: {bad}'}")
-    hung = [n for n, c in codes.items() if c == -signal.SIGALRM]
+    hung = [n for n, c in codes.items() if c == TEARDOWN_CUT_SHORT]
     if hung:
         print(f"nao-motion sim: the DDS teardown of {', '.join(hung)} hung and was cut short (stacks in its log)")
     return 1 if bad else 0

@@ -36,10 +36,11 @@ def _param_value(value) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
-# None: never started; -SIGINT: the second Ctrl-C ended it; -SIGALRM: its rmw teardown hung and
-# run_node ended it (its stacks are in its log).
-CLEAN_EXIT_CODES = (0, None, -signal.SIGINT, -signal.SIGALRM)
+# The protocol between NodeProcess and run_node (ros/node_tools.py).
 STACK_DUMP_SIGNAL = signal.SIGUSR1  # run_node has faulthandler print every thread's stack on it
+TEARDOWN_CUT_SHORT = -signal.SIGALRM  # exit code: the rmw teardown hung and run_node ended it
+# None: never started; -SIGINT: the second Ctrl-C ended it.
+CLEAN_EXIT_CODES = (0, None, -signal.SIGINT, TEARDOWN_CUT_SHORT)
 STACK_DUMP_WAIT_S = 1.0
 
 
@@ -89,7 +90,8 @@ class NodeProcess:
         """Ctrl-C the node (clean shutdown); if it is still running after `timeout_s`, Ctrl-C it
         again (now and then rclpy swallows one that lands in a message conversion); if it still
         runs, have it dump its threads' stacks into its log (SIGUSR1, see run_node), then kill it.
-        The exit code is 0, or -SIGINT when the second Ctrl-C ended it (see CLEAN_EXIT_CODES)."""
+        The exit code is 0, -SIGINT when the second Ctrl-C ended it, or TEARDOWN_CUT_SHORT (see
+        CLEAN_EXIT_CODES); anything else is a failure."""
         if self.process is None:
             return None
         if self.process.poll() is None:

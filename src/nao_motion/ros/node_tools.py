@@ -16,6 +16,7 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.node import Node
 
+from ..processes import STACK_DUMP_SIGNAL
 from .qos import TF_QOS, TF_STATIC_QOS
 
 
@@ -165,7 +166,7 @@ def run_node(node_class: type[Node], args=None) -> None:
 
     # `kill -USR1 <pid>` prints every thread's stack, even when the main thread is stuck in C:
     # how a node that hangs (at shutdown, in DDS) tells where.
-    faulthandler.register(signal.SIGUSR1, all_threads=True)
+    faulthandler.register(STACK_DUMP_SIGNAL, all_threads=True)
     rclpy.init(args=args)
     node = None
     try:
@@ -183,7 +184,7 @@ def run_node(node_class: type[Node], args=None) -> None:
     finally:
         # The rmw's teardown now and then hangs in C, deaf to Ctrl-C (seen with Fast DDS, in
         # destroy_node). Bounded: the stacks go to stderr, then SIGALRM's default action ends
-        # the process (exit code -SIGALRM, see processes.CLEAN_EXIT_CODES). Both act from C.
+        # the process (exit code TEARDOWN_CUT_SHORT). Both act from C.
         faulthandler.dump_traceback_later(TEARDOWN_TIMEOUT_S - 0.5)
         signal.alarm(TEARDOWN_TIMEOUT_S)
         try:
