@@ -25,6 +25,7 @@ class Suite:
     real_time_factor: float = 1.0
     simulate: bool = True
     log_dir: Path = Path("out/logs")
+    composed: bool = False
     processes: list[NodeProcess] = field(default_factory=list)
 
     def start(self) -> "Suite":

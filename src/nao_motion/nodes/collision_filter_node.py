@@ -1,8 +1,11 @@
 """Collision filter node: joint targets and trajectories in, self-collision-free joint commands out.
 
 A thin adapter over :mod:`nao_motion.collision` (reference.py: the wish per cycle;
-avoidance.py: NAOqi's avoidance QP). Every motion cycle (model.cycle_time_s, on the node's clock,
-so ``use_sim_time`` is followed) it samples the wish, filters it and publishes the command.
+avoidance.py: NAOqi's avoidance QP). Its cycle runs on each ``joint_states`` message (the robot's
+motion cycle): it samples the wish at the node's clock (``use_sim_time`` is followed), filters it
+and publishes the command. Once the command has settled (no motion under way, no limp joint, the
+same command two cycles running) it rests: no QP, the command repeated every 0.5 s, until a
+target, a trajectory, a stiffness or a parameter change wakes it.
 
 Subscriptions
   ``joint_targets`` (sensor_msgs/JointState): target ``position`` per named joint, reached in a
@@ -23,11 +26,11 @@ Subscriptions
 
 Publications
   ``joint_commands`` (sensor_msgs/JointState): name + position of all 26 joints, every cycle once
-      started. In the full suite this is remapped to ``collision_filter/safe_joint_commands``, the
+      started (every 0.5 s while resting). In the full suite this is remapped to ``collision_filter/safe_joint_commands``, the
       whole-body node's input.
   ``collision_filter/closest_distance`` (std_msgs/Float64): closest distance (m) between an arm and
       the rest of the body over all candidate pairs, at the last published command.
-  ``collision_filter/markers`` (visualization_msgs/MarkerArray, 10 Hz): the body shapes in their
+  ``collision_filter/markers`` (visualization_msgs/MarkerArray, 10 Hz while subscribed): the body shapes in their
       link frames (frame_locked, rviz moves them with TF), coloured by their closest distance:
       green beyond the influence distance, yellow to orange inside it, red within the margin.
   ``/diagnostics``: cycle time, active and binding constraints, closest distance, last outcome.
@@ -69,6 +72,8 @@ from ..ros.conversions import stamp_seconds
 from ..ros.node_tools import CycleDiagnostics, ValidatedParameters, merge_joint_positions, run_node, throttled_warning
 from ..ros.qos import CYCLE_QOS
 
+KEEP_ALIVE_S = 0.5
+SETTLED_RAD = 1e-9  # a command that moves less than this between two cycles has settled (QP round-off)
 MARKER_PERIOD_S = 0.1
 DEFAULT_SPEED_FRACTION = 0.3  # of each joint's maximum speed, for joint_targets without velocities
 
@@ -123,7 +128,13 @@ class CollisionFilterNode(Node):
         self.last_markers_s = -np.inf
         self.diagnostics = CycleDiagnostics(self, "collision_filter", self.model.cycle_time_s)
         self.diagnostics.set_status(DiagnosticStatus.WARN, "waiting for joint_states")
-        self.create_timer(self.model.cycle_time_s, self.on_cycle)
+        # The cycle runs on each joint_states (the robot's cycle). Once the command has settled
+        # (no motion, no limp joint, the same command twice) nothing can change it until an input
+        # does: the filter rests and repeats its command every KEEP_ALIVE_S for late joiners.
+        self.settled = False
+        self.last_result = None
+        self.last_q = np.zeros(self.model.n_joints)
+        self.last_publish_s = -np.inf
         self.get_logger().info(
             f"collision filter for NAO {version}: {self.filter.pairs.n_pairs} pairs, "
             f"protected {sorted(self.filter.config.protected_arms)}")
@@ -149,6 +160,7 @@ class CollisionFilterNode(Node):
         return self._config(values).validate()
 
     def _apply(self, values: dict) -> None:
+        self.settled = False
         self.filter.update_config(self._config(values))
         self.speed_fraction = values["max_speed_fraction"]
 
@@ -196,7 +208,8 @@ class CollisionFilterNode(Node):
         self.reference.follow(trajectory, self.filter.command, stamp_s if stamp_s > 0.0 else self._now_s())
 
     def on_joint_states(self, msg: JointState) -> None:
-        merge_joint_positions(self, "joint_states", self.model, msg, self.measured, self.received)
+        if merge_joint_positions(self, "joint_states", self.model, msg, self.measured, self.received):
+            self.on_cycle()
 
     def on_stiffness(self, msg: JointState) -> None:
         if not msg.name and len(msg.effort) == 1:
@@ -211,6 +224,7 @@ class CollisionFilterNode(Node):
         if np.any((parsed.values < 0.0) | (parsed.values > 1.0)):
             throttled_warning(self, "stiffness_range", "stiffness outside 0..1 clamped")
         self.stiffness[parsed.indices] = np.clip(parsed.values, 0.0, 1.0)
+        self.settled = False
 
     # --- cycle ------------------------------------------------------------------------------
     def on_cycle(self) -> None:
@@ -224,8 +238,16 @@ class CollisionFilterNode(Node):
             self.diagnostics.set_status(DiagnosticStatus.OK, "ok")
         now_s = self._now_s()
         np.less(self.stiffness, self.filter.config.limp_stiffness, out=self.limp)
+        if self.settled and not self.reference.moving:
+            if now_s - self.last_publish_s >= KEEP_ALIVE_S:
+                self._publish(self.last_result, now_s)
+            return
         wish = self.reference.sample(now_s, self.limp, self.measured)
         result = self.filter.step(wish, self.stiffness, self.measured)
+        self.settled = (self.last_result is not None and not self.reference.moving and not self.limp.any()
+                        and np.allclose(result.q, self.last_q, rtol=0.0, atol=SETTLED_RAD))
+        np.copyto(self.last_q, result.q)
+        self.last_result = result  # the filter's own object: unchanged while the filter rests
         self._publish(result, now_s)
         if result.outcome is not Outcome.SOLVED:
             throttled_warning(self, "outcome", f"collision filter: {result.reason}")
@@ -241,13 +263,14 @@ class CollisionFilterNode(Node):
         self.diagnostics.set_status(level, result.reason)
 
     def _publish(self, result, now_s: float) -> None:
+        self.last_publish_s = now_s
         stamp = self.get_clock().now().to_msg()
         self.command_msg.header.stamp = stamp
         self.command_msg.position = result.q.tolist()
         self.command_pub.publish(self.command_msg)
         self.distance_msg.data = result.closest_distance_m
         self.distance_pub.publish(self.distance_msg)
-        if now_s - self.last_markers_s >= MARKER_PERIOD_S:
+        if now_s - self.last_markers_s >= MARKER_PERIOD_S and self.marker_pub.get_subscription_count() > 0:
             self.last_markers_s = now_s
             self._colour_markers(result.distances.distance_m)
             self.marker_pub.publish(self.markers)

@@ -1,9 +1,10 @@
 """Footstep planner node: NAOqi's moveTo / move / moveToward / setFootSteps as ROS interfaces.
 
-A thin adapter over :class:`nao_motion.footsteps.FootstepPlanner`. Every motion cycle
-(model.cycle_time_s on the node's clock, so ``use_sim_time`` is followed) it advances the planner
-to the clock (completed steps leave the queue, a velocity walk is refilled) and publishes the plan
-when it changed, else at ``PLAN_PERIOD_S``. Commands apply at once, after the unchangeable steps
+A thin adapter over :class:`nao_motion.footsteps.FootstepPlanner`. While it has steps or a
+command, every motion cycle (model.cycle_time_s on the node's clock, so ``use_sim_time`` is
+followed) it advances the planner to the clock (completed steps leave the queue, a velocity walk
+is refilled) and publishes the plan when it changed, else at ``PLAN_PERIOD_S``; idle, it only
+republishes the plan every ``PLAN_PERIOD_S``. Markers are built only while someone subscribes. Commands apply at once, after the unchangeable steps
 (NAOqi's preview window); the last command wins. A plan from standing starts one preview window
 after the command, so that the walk's preview controller sees its first step coming. The planted
 feet start at the origin of ``odom``, FootSeparation apart, and then follow the planned steps (the
@@ -16,7 +17,7 @@ walk generator executes them).
 | sub | `goal_pose` | geometry_msgs/PoseStamped | moveTo the pose (rviz "2D Goal Pose"): frame `odom` or "" as is, any other frame through /tf into `odom`; position x, y and yaw used. Config: the common gait parameters (NAOqi's moveTo takes no per-foot keys nor Frequency). Refused (plan kept): unknown frame, NaN/inf, zero quaternion, farther than `max_goal_distance_m` |
 | sub | `footsteps/request` | std_msgs/Float64MultiArray | setFootSteps / setFootStepsWithSpeed (legs, poses relative to the other foot, times or speeds, clearExisting); layout in `nao_motion.ros.footstep_messages` |
 | pub | `footsteps/plan` | std_msgs/Float64MultiArray (transient local) | planted feet + every planned step (leg, times on the node's clock, poses in `odom`, gait values, unchangeable flag), on every change and at 2 Hz; layout and codec in `nao_motion.ros.footstep_messages` |
-| pub | `footsteps/markers` | visualization_msgs/MarkerArray | with the plan, frame `odom`: NAO sole boxes; left green, right red; planted feet dark, unchangeable steps opaque, changeable steps translucent |
+| pub | `footsteps/markers` | visualization_msgs/MarkerArray | with the plan while subscribed, frame `odom`: NAO sole boxes; left green, right red; planted feet dark, unchangeable steps opaque, changeable steps translucent |
 | pub | `/diagnostics` | diagnostic_msgs/DiagnosticArray | cycle time, mode, steps, unchangeable steps, accepted and refused commands, last refusal |
 | srv | `stop_move` | std_srvs/Trigger | stopMove: the unchangeable steps, then the feet together |
 | srv | `kill_move` | std_srvs/Trigger | killMove: every step dropped at once, the one in progress included |
@@ -47,7 +48,7 @@ from std_msgs.msg import ColorRGBA, Float64MultiArray
 from std_srvs.srv import Trigger
 from visualization_msgs.msg import Marker, MarkerArray
 
-from ..footsteps import NAO_FOOT_BOXES, FootstepError, FootstepPlanner, Leg, Pose2D
+from ..footsteps import NAO_FOOT_BOXES, FootstepError, FootstepPlanner, Leg, Pose2D, WalkMode
 from ..footsteps.gait_config import FREQUENCY_KEY, GAIT_PARAMETERS, MoveConfigError, parse_move_config
 from ..model import SUPPORTED_VERSIONS, NaoModel
 from ..ros.footstep_messages import (
@@ -109,7 +110,10 @@ class FootstepPlannerNode(Node):
         self.published_key: tuple | None = None
         self.last_plan_s = -math.inf
         self.diagnostics = CycleDiagnostics(self, "footstep_planner", self.model.cycle_time_s)
-        self.create_timer(self.model.cycle_time_s, self.on_cycle)
+        # The planner advances on the motion cycle only while it has steps or a command to plan
+        # from; idle, the plan is only republished every PLAN_PERIOD_S (nothing to do costs nothing).
+        self.cycle_timer = self.create_timer(self.model.cycle_time_s, self.on_cycle)
+        self.create_timer(PLAN_PERIOD_S, self.on_cycle)
         self.get_logger().info(f"footstep planner for NAO {version}: preview {preview_s} s, plans in {ODOM_FRAME!r}")
 
     # --- parameters ---------------------------------------------------------------------------
@@ -163,6 +167,8 @@ class FootstepPlannerNode(Node):
             return False
         self.accepted += 1
         self._publish_plan()
+        if self.cycle_timer.is_canceled():
+            self.cycle_timer.reset()
         return True
 
     def _refuse(self, source: str, reason: str) -> None:
@@ -248,6 +254,8 @@ class FootstepPlannerNode(Node):
             "refused_commands": self.refused, "last_refusal": self.last_refusal,
         })
         self.diagnostics.set_status(DiagnosticStatus.OK, self.planner.mode.value)
+        if not steps and self.planner.mode is WalkMode.IDLE:
+            self.cycle_timer.cancel()
 
     def _publish_plan(self) -> None:
         feet = self.planner.feet
@@ -255,7 +263,8 @@ class FootstepPlannerNode(Node):
         unchangeable = len(self.planner.unchangeable_steps())
         plan = plan_of(self.planner.now_s, self.accepted, self.refused, feet.left, feet.right, steps, unchangeable)
         self.plan_pub.publish(encode_plan(plan))
-        self.marker_pub.publish(self._markers(plan))
+        if self.marker_pub.get_subscription_count() > 0:  # rviz: built only for a viewer
+            self.marker_pub.publish(self._markers(plan))
         self.published_steps, self.published_key = steps, (self.accepted, self.refused, len(steps), unchangeable)
         self.last_plan_s = self.planner.now_s
 

@@ -34,6 +34,7 @@ from ..ros.conversions import (
 )
 from ..ros.node_tools import CycleDiagnostics, TfPublisher, ValidatedParameters, run_node, throttled_warning
 from ..ros.qos import CYCLE_QOS, LATCHED_QOS
+from ..ros.sampled import SampledSubscription
 from ..spatial import inverse
 from ..urdf import generate_urdf
 
@@ -72,7 +73,8 @@ class KinematicsNode(Node):
         self.description_pub.publish(String(data=generate_urdf(self.model)))
         self.com_pub = self.create_publisher(PointStamped, "com", CYCLE_QOS)
         self.create_subscription(JointState, "joint_states", self.on_joint_states, CYCLE_QOS)
-        self.create_subscription(Imu, "imu", self.on_imu, CYCLE_QOS)
+        # Only the newest attitude matters, read when the joints arrive: no wake-up per message.
+        self.imu = SampledSubscription(self, Imu, "imu")
         self._publish_static()
 
         # Prepared once; each cycle only fills the numbers in.
@@ -81,6 +83,7 @@ class KinematicsNode(Node):
             for j in self.fk.joint_names
         ]
         self.footprint_transform = transform_stamped("base_footprint", "base_link", np.eye(4), self._now())
+        self.transforms_with_footprint = self.joint_transforms + [self.footprint_transform]
         self.com_msg = PointStamped()
         self.com_msg.header.frame_id = "torso"
         self.diagnostics = CycleDiagnostics(self, "kinematics", self.model.cycle_time_s)
@@ -128,7 +131,10 @@ class KinematicsNode(Node):
         self.last_valid_s = self._now_s()
         self.on_cycle()
 
-    def on_imu(self, msg: Imu) -> None:
+    def _read_imu(self) -> None:
+        msg = self.imu.take_latest()
+        if msg is None:
+            return
         attitude = imu_attitude(msg)
         if attitude is None:
             throttled_warning(self, "imu", IMU_ORIENTATION_ERROR)
@@ -162,12 +168,13 @@ class KinematicsNode(Node):
                         state.joint_local_quaternions(self.fk.axes_local), self.stamp)
         transforms = self.joint_transforms
         if self.params.values["publish_base_footprint"]:
+            self._read_imu()
             imu_ok = (self.params.values["use_imu"] and self.imu_time_s is not None
                       and now_s - self.imu_time_s <= self.params.values["stale_timeout_s"])
             footprint = self.fk.ground_frame(state, self.torso_attitude if imu_ok else None, yaw_from="torso")
             self.footprint_transform.header.stamp = self.stamp
             transform_msg(inverse(footprint), self.footprint_transform.transform)
-            transforms = transforms + [self.footprint_transform]
+            transforms = self.transforms_with_footprint
         self.tf.send(transforms)
         self.com_msg.header.stamp = self.stamp
         self.com_msg.point.x, self.com_msg.point.y, self.com_msg.point.z = state.com_torso_m.tolist()

@@ -106,7 +106,9 @@ class SimulatorNode(Node):
         )
         self._timer = None
         self._steady = Clock(clock_type=ClockType.STEADY_TIME)
-        self._pending_commands = 0
+        self._commands_since_step = 0  # joint_commands received since the last physics cycle
+        self._commands_started = False
+        self.cycles = self.missed_cycles = 0
         self._was_fallen = False
         self._rtf_window = (time.monotonic(), self.sim.time_s)
         self.diagnostics = CycleDiagnostics(self, "simulator", self.sim.control_period_s)
@@ -205,7 +207,8 @@ class SimulatorNode(Node):
             return
         names = [self.model.joint_names[i] for i in parsed.indices]
         self.sim.set_joint_commands(names, parsed.values, velocities)
-        self._pending_commands += 1
+        self._commands_since_step += 1
+        self._commands_started = True
 
     def on_joint_stiffness(self, msg: JointState) -> None:
         if not msg.name and len(msg.effort) == 1:
@@ -247,7 +250,8 @@ class SimulatorNode(Node):
     def on_reset(self, request, response):
         state = self.sim.reset(None, self.initial_stiffness, keep_time=True)
         self._was_fallen = False
-        self._pending_commands = 0
+        self._commands_since_step = 0
+        self._commands_started = False
         self.diagnostics.set_status(DiagnosticStatus.OK, "ok")
         self.publish_state(state)
         response.success = True
@@ -257,9 +261,8 @@ class SimulatorNode(Node):
     # --- cycle ------------------------------------------------------------------------------------
     def on_tick(self) -> None:
         if self.params.values["lockstep"]:
-            if self._pending_commands == 0:
+            if self._commands_since_step == 0:
                 return
-            self._pending_commands = 0
             self._step_once()
             return
         # Timers skip missed periods; stepping up to the wall-clock schedule (a few cycles at
@@ -278,6 +281,12 @@ class SimulatorNode(Node):
 
     def _step_once(self) -> None:
         start = time.perf_counter()
+        # A cycle stepped with no command since the last one: the controller's answer to the
+        # last joint_states came late (or not at all), and the robot ran on a stale command.
+        self.cycles += 1
+        if self._commands_started and self._commands_since_step == 0:
+            self.missed_cycles += 1
+        self._commands_since_step = 0
         try:
             state = self.sim.step()
         except SimulationDiverged as err:
@@ -309,6 +318,8 @@ class SimulatorNode(Node):
                 "real_time_factor_target": str(self.params.values["real_time_factor"]),
                 "sim_time_s": f"{self.sim.time_s:.3f}",
                 "falls": str(self.sim.falls),
+                "cycles": str(self.cycles),
+                "missed_cycles": str(self.missed_cycles),
                 "fallen": str(self.sim.fallen),
             })
 

@@ -1,6 +1,11 @@
 """An in-process observer of a running suite: rates, sim time, falls, tilt, the latest state.
 
-Used by `nao-motion sim` (live status line), the demo scenario and the end-to-end tests.
+Used by `nao-motion sim` (live status line), the demo scenario, the suite benchmark and the
+end-to-end tests. It runs on the machine the suite runs on, so it samples instead of taking
+every message: its 100 Hz streams are sampled subscriptions (``nao_motion.ros.sampled``), read
+when it polls (``spin_for``, every 20 ms). Rates are counted from serialized messages (no
+conversion); only the newest joint_states, joint_commands, /clock and ground truth are
+converted, and only when read.
 """
 
 from __future__ import annotations
@@ -13,83 +18,111 @@ import numpy as np
 from diagnostic_msgs.msg import DiagnosticArray
 from nav_msgs.msg import Odometry
 from rclpy.node import Node
+from rclpy.serialization import deserialize_message
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import Imu, JointState
 
 from ..spatial import rotation_from_quaternion_xyzw
 from .conversions import stamp_seconds
-from .qos import CYCLE_QOS
+from .sampled import SampledSubscription
 from .tf_listener import TfListener
+
+POLL_PERIOD_S = 0.02
+# Messages kept between two polls: far more than one poll period of a 100 Hz stream, so a late
+# poll on a busy machine still counts every message.
+COUNT_HISTORY = 200
 
 
 @dataclass
 class RateMeter:
-    """Messages per second of wall time over a sliding window."""
+    """Messages per second of wall time over a sliding window, from counts taken at polls."""
 
     window_s: float = 2.0
-    times: deque = field(default_factory=lambda: deque(maxlen=2000))
+    samples: deque = field(default_factory=lambda: deque(maxlen=1000))  # (wall time, count so far)
+    count: int = 0
 
-    def tick(self) -> None:
-        self.times.append(time.monotonic())
+    def add(self, n: int) -> None:
+        self.count += n
+        self.samples.append((time.monotonic(), self.count))
 
     def rate_hz(self) -> float:
         now = time.monotonic()
-        recent = [t for t in self.times if now - t <= self.window_s]
-        if len(recent) < 2:
+        recent = [s for s in self.samples if now - s[0] <= self.window_s]
+        if len(recent) < 2 or recent[-1][0] - recent[0][0] < 0.2:
             return 0.0
-        return (len(recent) - 1) / max(recent[-1] - recent[0], 1e-9)
+        return (recent[-1][1] - recent[0][1]) / (recent[-1][0] - recent[0][0])
+
+
+class _Latest:
+    """A counted stream whose newest message is converted only when read."""
+
+    def __init__(self, node: Node, msg_type, topic: str):
+        self.msg_type = msg_type
+        self.subscription = SampledSubscription(node, msg_type, topic, depth=COUNT_HISTORY, raw=True)
+        self.rate = RateMeter()
+        self._raw = None
+        self._msg = None
+
+    def poll(self) -> None:
+        messages = self.subscription.take_all()
+        self.rate.add(len(messages))
+        if messages:
+            self._raw, self._msg = messages[-1], None
 
     @property
-    def count(self) -> int:
-        return len(self.times)
+    def message(self):
+        if self._msg is None and self._raw is not None:
+            self._msg = deserialize_message(self._raw, self.msg_type)
+        return self._msg
 
 
 class SuiteMonitor:
-    """Subscribes to the suite's public topics and keeps what a status line or a test needs."""
+    """Samples the suite's public topics and keeps what a status line or a test needs."""
 
-    def __init__(self, node: Node):
+    def __init__(self, node: Node, tf: bool = True):
         self.node = node
-        self.rates = {name: RateMeter() for name in ("joint_states", "imu", "clock", "joint_commands")}
-        self.tf = TfListener(node)
+        self.streams = {"joint_states": _Latest(node, JointState, "joint_states"),
+                        "imu": _Latest(node, Imu, "imu"),
+                        "clock": _Latest(node, Clock, "/clock"),
+                        "joint_commands": _Latest(node, JointState, "joint_commands")}
+        self.rates = {name: stream.rate for name, stream in self.streams.items()}
+        self.tf = TfListener(node) if tf else None
+        self._truth = SampledSubscription(node, Odometry, "ground_truth/odom")
+        self._diagnostics = SampledSubscription(node, DiagnosticArray, "/diagnostics", depth=100)
         self.sim_time_s = 0.0
         self.sim_wall_start: tuple[float, float] | None = None
-        self.joint_states: JointState | None = None
-        self.joint_commands: JointState | None = None
         self.torso_pose: Odometry | None = None
-        self.max_tilt_rad = 0.0
+        self.max_tilt_rad = 0.0  # over the polls (the simulator counts the falls itself)
         self.diagnostics: dict[str, dict[str, str]] = {}
-        node.create_subscription(JointState, "joint_states", self._on_states, CYCLE_QOS)
-        node.create_subscription(JointState, "joint_commands", self._on_commands, CYCLE_QOS)
-        node.create_subscription(Imu, "imu", lambda m: self.rates["imu"].tick(), CYCLE_QOS)
-        node.create_subscription(Clock, "/clock", self._on_clock, CYCLE_QOS)
-        node.create_subscription(Odometry, "ground_truth/odom", self._on_truth, CYCLE_QOS)
-        node.create_subscription(DiagnosticArray, "/diagnostics", self._on_diagnostics, 50)
 
-    def _on_states(self, msg: JointState) -> None:
-        self.rates["joint_states"].tick()
-        self.joint_states = msg
+    @property
+    def joint_states(self) -> JointState | None:
+        return self.streams["joint_states"].message
 
-    def _on_commands(self, msg: JointState) -> None:
-        self.rates["joint_commands"].tick()
-        self.joint_commands = msg
+    @property
+    def joint_commands(self) -> JointState | None:
+        return self.streams["joint_commands"].message
 
-    def _on_clock(self, msg: Clock) -> None:
-        self.rates["clock"].tick()
-        self.sim_time_s = stamp_seconds(msg.clock)
-        if self.sim_wall_start is None:
-            self.sim_wall_start = (self.sim_time_s, time.monotonic())
-
-    def _on_truth(self, msg: Odometry) -> None:
-        self.torso_pose = msg
-        self.max_tilt_rad = max(self.max_tilt_rad, self.tilt_rad())
-
-    def _on_diagnostics(self, msg: DiagnosticArray) -> None:
-        for status in msg.status:
-            values = {kv.key: kv.value for kv in status.values}
-            values["_level"] = str(int.from_bytes(status.level, "little") if isinstance(status.level, bytes)
-                                   else int(status.level))
-            values["_message"] = status.message
-            self.diagnostics[status.name] = values
+    def poll(self) -> None:
+        """Take in what arrived since the last poll."""
+        for stream in self.streams.values():
+            stream.poll()
+        clock = self.streams["clock"].message
+        if clock is not None:
+            self.sim_time_s = stamp_seconds(clock.clock)
+            if self.sim_wall_start is None:
+                self.sim_wall_start = (self.sim_time_s, time.monotonic())
+        truth = self._truth.take_latest()
+        if truth is not None:
+            self.torso_pose = truth
+            self.max_tilt_rad = max(self.max_tilt_rad, self.tilt_rad())
+        for msg in self._diagnostics.take_all():
+            for status in msg.status:
+                values = {kv.key: kv.value for kv in status.values}
+                values["_level"] = str(int.from_bytes(status.level, "little") if isinstance(status.level, bytes)
+                                       else int(status.level))
+                values["_message"] = status.message
+                self.diagnostics[status.name] = values
 
     def tilt_rad(self) -> float:
         """Angle between the torso's z axis and the vertical, from the simulator's ground truth."""
@@ -112,17 +145,21 @@ class SuiteMonitor:
 
     def status_line(self, n_running: int, n_total: int) -> str:
         r = self.rates
+        tf = f" | tf {len(self.tf.frames()):2d} frames" if self.tf is not None else ""
         return (f"sim t={self.sim_time_s:7.2f} s | RTF {self.real_time_factor():4.2f} | "
                 f"joint_states {r['joint_states'].rate_hz():5.1f} Hz | joint_commands {r['joint_commands'].rate_hz():5.1f} Hz"
-                f" | tf {len(self.tf.frames()):2d} frames | tilt {np.rad2deg(self.tilt_rad()):4.1f} deg | "
-                f"falls {self.falls()} | nodes {n_running}/{n_total} up")
+                f"{tf} | tilt {np.rad2deg(self.tilt_rad()):4.1f} deg | falls {self.falls()} | nodes {n_running}/{n_total} up")
 
     def spin_for(self, seconds: float, until=None) -> bool:
+        """Poll (and run the node's other callbacks, if any) for `seconds` or until `until()`."""
         import rclpy
 
         end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            rclpy.spin_once(self.node, timeout_sec=0.01)
+        while True:
+            rclpy.spin_once(self.node, timeout_sec=0.0)
+            self.poll()
             if until is not None and until():
                 return True
-        return until() if until is not None else True
+            if time.monotonic() >= end:
+                return until() if until is not None else True
+            time.sleep(POLL_PERIOD_S)

@@ -126,7 +126,9 @@ class ValidatedParameters:
 class TfPublisher:
     """Publishes /tf and /tf_static through tf2_ros when it exists, else tf2_msgs directly.
 
-    Both back-ends use tf2's QoS, so tf2 listeners and rviz see the same stream.
+    Both back-ends use tf2's QoS, so tf2 listeners and rviz see the same stream. With tf2_msgs,
+    a caller that sends the same list of TransformStamped every cycle (refilled in place) has
+    its TFMessage built once.
     """
 
     def __init__(self, node: Node):
@@ -142,14 +144,19 @@ class TfPublisher:
             from tf2_msgs.msg import TFMessage
 
             self.backend = "tf2_msgs"
-            self._msg = TFMessage
             self._pub = node.create_publisher(TFMessage, "/tf", TF_QOS)
             self._pub_static = node.create_publisher(TFMessage, "/tf_static", TF_STATIC_QOS)
-            self._send = lambda transforms: self._pub.publish(TFMessage(transforms=list(transforms)))
+            self._message, self._transforms = TFMessage(), None
+            self._send = self._publish_dynamic
             self._send_static = lambda transforms: self._pub_static.publish(TFMessage(transforms=list(transforms)))
 
-    def send(self, transforms) -> None:
-        self._send(list(transforms))
+    def _publish_dynamic(self, transforms: list) -> None:
+        if transforms is not self._transforms:  # a new list: the message's type checks run once
+            self._message.transforms, self._transforms = transforms, transforms
+        self._pub.publish(self._message)
+
+    def send(self, transforms: list) -> None:
+        self._send(transforms)
 
     def send_static(self, transforms) -> None:
         self._send_static(list(transforms))

@@ -1,33 +1,57 @@
 """A small /tf + /tf_static listener that resolves frames into a root frame.
 
-Used by the demo and the tests to check what the kinematics node publishes, with or
-without tf2_ros (it only needs tf2_msgs).
+Used by the footstep planner (goal_pose in any frame), the demo, the bringup monitor and the
+tests, with or without tf2_ros (it only needs tf2_msgs). Its subscriptions are sampled
+(``nao_motion.ros.sampled``): /tf arrives at twice the motion cycle rate and most readers look
+a frame up now and then, so the messages stay in the middleware's history (the last
+``history`` of them, a few seconds of a NAO's /tf) and are converted only when a lookup, the
+frame list or the message count is asked for.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from rclpy.node import Node
+from rclpy.serialization import deserialize_message
 from tf2_msgs.msg import TFMessage
 
 from ..spatial import rotation_from_quaternion_xyzw, transform
 from .conversions import stamp_seconds
-from .qos import TF_QOS, TF_STATIC_QOS
+from .sampled import SampledSubscription
+
+# /tf messages kept between two reads: 5 s of the suite's own /tf (two publishers at 100 Hz),
+# so a slower publisher's frame (map -> odom from a localiser) is still there at a lookup.
+TF_HISTORY = 1000
 
 
 class TfListener:
-    def __init__(self, node: Node):
+    def __init__(self, node: Node, history: int = TF_HISTORY):
         self.parent_of: dict[str, str] = {}
-        self._latest = {}  # child frame -> TransformStamped; converted only when looked up
-        self.dynamic_messages = 0
+        self._latest = {}  # child frame -> TransformStamped
+        self._dynamic_messages = 0
         self.static_frames: set[str] = set()
-        node.create_subscription(TFMessage, "/tf", self._on_tf, TF_QOS)
-        node.create_subscription(TFMessage, "/tf_static", self._on_static, TF_STATIC_QOS)
+        self._dynamic = SampledSubscription(node, TFMessage, "/tf", depth=history, raw=True)
+        self._static = SampledSubscription(node, TFMessage, "/tf_static", depth=100, latched=True)
+
+    def update(self) -> None:
+        """Take in what arrived since the last read (every read calls it)."""
+        for msg in self._static.take_all():
+            self.static_frames.update(t.child_frame_id for t in msg.transforms)
+            self._store(msg)
+        for raw in self._dynamic.take_all():
+            self._dynamic_messages += 1
+            self._store(deserialize_message(raw, TFMessage))
 
     def _store(self, msg: TFMessage) -> None:
         for t in msg.transforms:
             self.parent_of[t.child_frame_id] = t.header.frame_id
             self._latest[t.child_frame_id] = t
+
+    @property
+    def dynamic_messages(self) -> int:
+        """/tf messages received so far (those beyond the history between two reads are lost)."""
+        self.update()
+        return self._dynamic_messages
 
     def local(self, child: str) -> np.ndarray:
         """Latest transform parent -> child as a 4x4 pose."""
@@ -38,23 +62,21 @@ class TfListener:
     def stamp_s(self, child: str) -> float:
         return stamp_seconds(self._latest[child].header.stamp)
 
-    def _on_tf(self, msg: TFMessage) -> None:
-        self.dynamic_messages += 1
-        self._store(msg)
-
-    def _on_static(self, msg: TFMessage) -> None:
-        self.static_frames.update(t.child_frame_id for t in msg.transforms)
-        self._store(msg)
-
     def frames(self) -> set[str]:
+        self.update()
         return set(self.parent_of) | set(self.parent_of.values())
 
     def lookup(self, frame: str, root: str = "torso") -> np.ndarray:
         """Pose of `frame` in `root` from the latest transforms (KeyError if not connected)."""
+        self.update()
+
         def path_to_top(f: str) -> list[str]:
-            path = [f]
+            path, seen = [f], {f}
             while f in self.parent_of:
                 f = self.parent_of[f]
+                if f in seen:  # a cycle in /tf (a misconfigured publisher) has no top
+                    raise KeyError(f"/tf has a cycle through {f!r}")
+                seen.add(f)
                 path.append(f)
             return path
 

@@ -1,0 +1,144 @@
+"""Suite benchmark: the deployed suite's CPU budget and motion cycle, as a user runs it.
+
+Starts the simulator and the suite as the demo does (separate processes, or the suite composed in
+one process with ``--composed``), on loopback in a domain of its own, at real time. Then:
+``--stand-s`` seconds standing, and ``--walk-s`` seconds walking (moveToward(1, 0, 0): forward at
+the default MaxStepX), each after a short warm-up. Printed for each phase: CPU of each process in
+% of one core (from /proc), the suite's total without the simulator, the rate of
+``joint_commands``, the simulator's missed cycles (a cycle it stepped with no new
+``joint_commands`` since the previous one: the command came late), its real-time factor, and
+whether the robot fell. Then everything again with one core kept busy by a load process this
+benchmark starts and stops itself.
+
+Figures only; nothing is asserted (the machine is shared and noisy; run it more than once).
+Targets (issue 10): suite without the simulator <= 40 % of one core standing and <= 60 % walking,
+no node above 10 % standing, 0 missed cycles walking, also with one core busy.
+
+    ./run bench suite     (or: python benchmarks/bench_suite.py [--stand-s 20] [--walk-s 20]
+                               [--composed | --separate] [--no-load] [--nao-version V6])
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from nao_motion.bringup import Suite
+from nao_motion.processes import local_ros_env, process_cpu_seconds
+
+WARM_UP_S = 3.0
+LOAD_PROGRAM = "while True: pass"
+
+
+def cpu_seconds(processes) -> dict[str, float]:
+    out = {}
+    for p in processes:
+        try:
+            out[p.spec.executable] = process_cpu_seconds(p.process.pid)
+        except (FileNotFoundError, ProcessLookupError):
+            out[p.spec.executable] = float("nan")
+    return out
+
+
+def simulator_counters(monitor) -> tuple[int, int, int]:
+    values = monitor.diagnostics.get("nao_motion: simulator", {})
+    return (int(values.get("missed_cycles", 0)), int(values.get("cycles", 0)), int(values.get("falls", 0)))
+
+
+def measure_phase(name: str, suite: Suite, monitor, seconds: float) -> dict:
+    monitor.spin_for(WARM_UP_S)
+    missed0, cycles0, falls0 = simulator_counters(monitor)
+    commands0, sim0 = monitor.rates["joint_commands"].count, monitor.sim_time_s
+    cpu0, wall0 = cpu_seconds(suite.processes), time.monotonic()
+    monitor.spin_for(seconds)
+    cpu1, wall1 = cpu_seconds(suite.processes), time.monotonic()
+    missed1, cycles1, falls1 = simulator_counters(monitor)
+    wall = wall1 - wall0
+    cpu = {k: 100.0 * (cpu1[k] - cpu0[k]) / wall for k in cpu0}
+    return {"phase": name, "cpu": cpu, "suite_cpu": sum(v for k, v in cpu.items() if k != "simulator"),
+            "commands_hz": (monitor.rates["joint_commands"].count - commands0) / wall,
+            "missed": missed1 - missed0, "cycles": cycles1 - cycles0,
+            "rtf": (monitor.sim_time_s - sim0) / wall, "falls": falls1 - falls0}
+
+
+def print_phase(result: dict, load: bool) -> None:
+    cpu = "  ".join(f"{k} {v:5.1f}" for k, v in result["cpu"].items())
+    print(f"{result['phase']:8s} {'1 core busy' if load else 'idle machine':12s} | CPU % of one core: {cpu} | "
+          f"suite without simulator {result['suite_cpu']:5.1f} | joint_commands {result['commands_hz']:5.1f} Hz | "
+          f"missed cycles {result['missed']} of {result['cycles']} | RTF {result['rtf']:.2f} | "
+          f"falls {result['falls']}", flush=True)
+
+
+def run(version: str, stand_s: float, walk_s: float, composed: bool, load: bool) -> list[dict]:
+    import rclpy
+
+    from nao_motion.almotion import ALMotion
+    from nao_motion.ros.monitor import SuiteMonitor
+
+    env = local_ros_env(random.randint(1, 100))
+    load_process = subprocess.Popen([sys.executable, "-c", LOAD_PROGRAM]) if load else None
+    logs = Path(tempfile.mkdtemp(prefix="nao_motion_bench_suite_"))
+    suite = Suite(env, version, 1.0, log_dir=logs, composed=composed).start()
+    import os
+
+    saved = {k: os.environ.get(k) for k in ("ROS_DOMAIN_ID", "ROS_AUTOMATIC_DISCOVERY_RANGE")}
+    os.environ.update({k: env[k] for k in saved})
+    rclpy.init()
+    node = rclpy.create_node("nao_motion_bench_suite")
+    monitor = SuiteMonitor(node, tf=False)
+    motion = None
+    results = []
+    try:
+        if not monitor.spin_for(60.0, until=lambda: monitor.joint_commands is not None):
+            raise RuntimeError(f"no joint_commands within 60 s; see {logs}")
+        results.append(measure_phase("standing", suite, monitor, stand_s))
+        print_phase(results[-1], load)
+        motion = ALMotion(version)
+        motion.moveInit()
+        motion.moveToward(1.0, 0.0, 0.0)
+        results.append(measure_phase("walking", suite, monitor, walk_s))
+        print_phase(results[-1], load)
+        motion.stopMove()
+    finally:
+        if motion is not None:
+            motion.close()
+        node.destroy_node()
+        rclpy.try_shutdown()
+        suite.stop()
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        if load_process is not None:
+            load_process.kill()
+            load_process.wait()
+    return results
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--stand-s", type=float, default=20.0)
+    parser.add_argument("--walk-s", type=float, default=20.0)
+    parser.add_argument("--nao-version", default="V5", choices=["V5", "V6"])
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--composed", dest="composed", action="store_true", default=None,
+                       help="the suite's nodes in one process")
+    group.add_argument("--separate", dest="composed", action="store_false", help="one process per node")
+    parser.add_argument("--no-load", action="store_true", help="skip the run with one core busy")
+    args = parser.parse_args()
+    composed = Suite.composed if args.composed is None else args.composed
+    print(f"suite benchmark: NAO {args.nao_version}, {'composed' if composed else 'separate processes'}, "
+          f"{args.stand_s:.0f} s standing + {args.walk_s:.0f} s walking, real time")
+    for load in (False,) if args.no_load else (False, True):
+        run(args.nao_version, args.stand_s, args.walk_s, composed, load)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

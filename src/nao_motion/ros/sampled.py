@@ -1,0 +1,79 @@
+"""Subscriptions read when the reader wants them, not on every message.
+
+An rclpy executor wakes once per message of every subscription: a Python callback, a wait-set
+rebuild and a conversion for each. A node that needs only the newest value of a 100 Hz stream
+at its own cycle (the IMU, the foot sensors, the torso pose, the ground truth) pays that cost
+a hundred times a second for nothing. A ``SampledSubscription`` keeps the subscription in DDS
+(the middleware stores the newest samples in its history, in C++) but out of the executor's
+wait set, and ``take_latest`` takes what arrived since the last call when the node asks: one
+conversion per sample read, none per sample missed.
+
+This is how rclpy's own ``wait_for_message`` reads a subscription; the executor is kept out by
+a callback group that never lets it execute.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rclpy.callback_groups import CallbackGroup
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+
+
+class _NeverExecuted(CallbackGroup):
+    """Entities of this group are never put in an executor's wait set."""
+
+    def can_execute(self, entity) -> bool:
+        return False
+
+    def beginning_execution(self, entity) -> bool:
+        return False
+
+    def ending_execution(self, entity) -> None:
+        pass
+
+
+def sampled_qos(depth: int = 1, latched: bool = False) -> QoSProfile:
+    """KEEP_LAST(depth), reliable (matches the suite's publishers and robot drivers')."""
+    return QoSProfile(depth=depth, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
+                      durability=DurabilityPolicy.TRANSIENT_LOCAL if latched else DurabilityPolicy.VOLATILE)
+
+
+class SampledSubscription:
+    """A subscription the node reads on demand (see the module docstring).
+
+    ``take_latest()``: the newest message received since the last call, or None if none came.
+    ``take_all()``: every message kept since the last call (at most ``depth``), oldest first,
+    for a reader that counts or must not miss one. ``raw=True`` gives serialized bytes (no
+    conversion: counting is nearly free).
+    """
+
+    def __init__(self, node: Node, msg_type: Any, topic: str, depth: int = 1, raw: bool = False,
+                 latched: bool = False):
+        self.msg_type, self.raw, self.topic = msg_type, raw, topic
+        self.subscription = node.create_subscription(
+            msg_type, topic, _unused_callback, sampled_qos(depth, latched),
+            callback_group=_NeverExecuted(), raw=raw)
+
+    def _take(self):
+        sub = self.subscription
+        with sub.handle:
+            taken = sub.handle.take_message(sub.msg_type, sub.raw)
+        return None if taken is None else taken[0]
+
+    def take_latest(self):
+        latest = None
+        while (msg := self._take()) is not None:
+            latest = msg
+        return latest
+
+    def take_all(self) -> list:
+        messages = []
+        while (msg := self._take()) is not None:
+            messages.append(msg)
+        return messages
+
+
+def _unused_callback(msg) -> None:  # the executor never runs it (see _NeverExecuted)
+    raise AssertionError("a sampled subscription's callback ran")
