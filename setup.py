@@ -13,6 +13,7 @@ NODES = {
     "whole_body": "nao_motion.nodes.whole_body_node:main",
     "footstep_planner": "nao_motion.nodes.footstep_planner_node:main",
     "walk": "nao_motion.nodes.walk_node:main",
+    "nao_motion_suite": "nao_motion.nodes.suite_node:main",
 }
 
 setup(

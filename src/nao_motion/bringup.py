@@ -1,4 +1,5 @@
-"""`nao-motion sim`: the simulator and every node of the suite as separate processes.
+"""`nao-motion sim`: the simulator and every node of the suite, the suite's nodes composed in one
+process (``--separate``: one process per node).
 
 Reads the same node list as the launch files (nao_motion.suite) with their config/*.yaml
 parameters, runs everything on sim time, prints a compact live status once per second, and
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .processes import CLEAN_EXIT_CODES, TEARDOWN_CUT_SHORT, NodeProcess, open_log
-from .suite import SIMULATOR, NodeSpec, suite_nodes
+from .suite import SIMULATOR, SUITE_PROCESS, NodeSpec, suite_nodes
 
 
 @dataclass
@@ -25,11 +26,11 @@ class Suite:
     real_time_factor: float = 1.0
     simulate: bool = True
     log_dir: Path = Path("out/logs")
-    composed: bool = False
+    composed: bool = True  # the suite's nodes in one process (nao_motion.nodes.suite_node)
     processes: list[NodeProcess] = field(default_factory=list)
 
     def start(self) -> "Suite":
-        specs = [(spec, {}) for spec in suite_nodes()]
+        specs = [(SUITE_PROCESS, {})] if self.composed else [(spec, {}) for spec in suite_nodes()]
         if self.simulate:
             specs.insert(0, (SIMULATOR, {"real_time_factor": float(self.real_time_factor)}))
         for spec, params in specs:
@@ -53,12 +54,12 @@ class Suite:
 
 
 def run_bringup(nao_version: str, real_time_factor: float, duration_s: float | None, log_dir: Path,
-                quiet: bool = False) -> int:
+                quiet: bool = False, composed: bool = True) -> int:
     import rclpy
 
     from .ros.monitor import SuiteMonitor
 
-    suite = Suite(dict(os.environ), nao_version, real_time_factor, log_dir=log_dir).start()
+    suite = Suite(dict(os.environ), nao_version, real_time_factor, log_dir=log_dir, composed=composed).start()
     names = [p.spec.executable for p in suite.processes]
     print(f"nao-motion sim: NAO {nao_version}, nodes {', '.join(names)}; logs in {log_dir}; Ctrl-C stops")
     rclpy.init()

@@ -27,6 +27,9 @@ def main(argv: list[str] | None = None) -> int:
     sim.add_argument("--duration", type=float, help="stop after this many simulated seconds")
     sim.add_argument("--logs", type=Path, default=Path("out/logs"), help="node log directory")
     sim.add_argument("--quiet", action="store_true", help="no live status line")
+    for command in (demo, sim):
+        command.add_argument("--separate", action="store_true",
+                             help="one process per node (default: the suite's nodes composed in one process)")
 
     urdf = sub.add_parser("urdf", help="write the URDF generated from the model")
     urdf.add_argument("--version", default="V5", choices=["V5", "V6"])
@@ -43,11 +46,12 @@ def main(argv: list[str] | None = None) -> int:
 
         duration_s = args.duration or (60.0 if args.scenario == "walk" else 9.0)
         goal = tuple(args.goal) if args.goal else DEFAULT_GOAL
-        return 0 if run_demo(duration_s, args.out, args.nao_version, args.scenario, args.rtf, goal)["ok"] else 1
+        return 0 if run_demo(duration_s, args.out, args.nao_version, args.scenario, args.rtf, goal,
+                             composed=not args.separate)["ok"] else 1
     if args.command == "sim":
         from .bringup import run_bringup
 
-        return run_bringup(args.nao_version, args.rtf, args.duration, args.logs, args.quiet)
+        return run_bringup(args.nao_version, args.rtf, args.duration, args.logs, args.quiet, not args.separate)
     if args.command == "urdf":
         from .urdf import main as urdf_main
 

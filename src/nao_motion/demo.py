@@ -140,7 +140,7 @@ def _walk_result(samples: list[dict], goal: tuple[float, float, float]) -> dict:
 
 def run_demo(duration_s: float = 60.0, out_dir: Path = Path("out/demo"), version: str = "V5",
              scenario: str = "walk", real_time_factor: float = 1.0,
-             goal: tuple[float, float, float] = DEFAULT_GOAL) -> dict:
+             goal: tuple[float, float, float] = DEFAULT_GOAL, composed: bool = True) -> dict:
     """Run `scenario` ("walk" to `goal` with moveTo, or a player motion: "wave", "squat") for at
     most `duration_s` of sim time (a walk ends earlier when it is over) and write the report."""
     if "ROS_AUTOMATIC_DISCOVERY_RANGE" not in os.environ:  # the demo is self-contained: stay on loopback
@@ -155,7 +155,7 @@ def run_demo(duration_s: float = 60.0, out_dir: Path = Path("out/demo"), version
     from .walk_report import plot_walk
 
     model = NaoModel(version)
-    suite = Suite(dict(os.environ), version, real_time_factor, log_dir=out_dir / "logs")
+    suite = Suite(dict(os.environ), version, real_time_factor, log_dir=out_dir / "logs", composed=composed)
     what = f"moveTo{tuple(goal)}" if scenario == "walk" else f"'{scenario}'"
     print(f"nao_motion demo: simulated NAO {version}, {what}, at most {duration_s:.0f} s of sim time "
           f"(ROS_DOMAIN_ID={os.environ.get('ROS_DOMAIN_ID', '0')}, "

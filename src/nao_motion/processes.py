@@ -59,8 +59,8 @@ class NodeProcess:
 
     def command(self) -> list[str]:
         cmd = [sys.executable, "-m", self.spec.module, "--ros-args"]
-        config = config_file(self.spec.config)
-        if config.exists():
+        config = config_file(self.spec.config) if self.spec.config else None
+        if config is not None and config.exists():
             cmd += ["--params-file", str(config)]
         params = dict(self.params)
         if self.use_sim_time:

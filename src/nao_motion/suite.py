@@ -18,18 +18,23 @@ class NodeSpec:
     config: str
     remaps: dict = field(default_factory=dict)
     role: str = "suite"  # "suite" (runs on the robot), "simulator", or "tool"
+    node_class: str = ""  # the rclpy Node subclass in `module` (composed in one process by suite_node)
 
 
 NODES: tuple[NodeSpec, ...] = (
-    NodeSpec("kinematics", "nao_motion.nodes.kinematics_node", "kinematics.yaml"),
+    NodeSpec("kinematics", "nao_motion.nodes.kinematics_node", "kinematics.yaml", node_class="KinematicsNode"),
     # Its robot-facing joint_commands feed the whole-body node, which owns joint_commands; alone
     # (no whole-body node) it drives the robot with remaps={"joint_commands": "joint_commands"}.
     NodeSpec("collision_filter", "nao_motion.nodes.collision_filter_node", "collision_filter.yaml",
-             remaps={"joint_commands": "collision_filter/safe_joint_commands"}),
-    NodeSpec("whole_body", "nao_motion.nodes.whole_body_node", "whole_body.yaml"),
-    NodeSpec("footstep_planner", "nao_motion.nodes.footstep_planner_node", "footstep_planner.yaml"),
-    NodeSpec("walk", "nao_motion.nodes.walk_node", "walk.yaml"),
+             remaps={"joint_commands": "collision_filter/safe_joint_commands"}, node_class="CollisionFilterNode"),
+    NodeSpec("whole_body", "nao_motion.nodes.whole_body_node", "whole_body.yaml", node_class="WholeBodyNode"),
+    NodeSpec("footstep_planner", "nao_motion.nodes.footstep_planner_node", "footstep_planner.yaml",
+             node_class="FootstepPlannerNode"),
+    NodeSpec("walk", "nao_motion.nodes.walk_node", "walk.yaml", node_class="WalkNode"),
 )
+# The same nodes in one process (nao_motion.nodes.suite_node): its `config` is none of its own,
+# each node reads its own file.
+SUITE_PROCESS = NodeSpec("nao_motion_suite", "nao_motion.nodes.suite_node", "")
 SIMULATOR = NodeSpec("simulator", "nao_motion.nodes.simulator_node", "simulator.yaml", role="simulator")
 PLAYER = NodeSpec("joint_state_player", "nao_motion.nodes.player_node", "player.yaml", role="tool")
 

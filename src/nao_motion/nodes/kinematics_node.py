@@ -1,6 +1,10 @@
 """Kinematics node: joint states in; /tf, /tf_static, robot_description, centre of mass out.
 
-Publication follows each valid joint_states message. Input handling (also in the README):
+Publication runs at ``publish_frequency`` (robot_state_publisher's parameter, 50 Hz by default:
+rviz and TF lookups need no more, and /tf is the suite's largest message) from the newest valid
+joint_states received since the last publication, stamped with its stamp; joint_states and imu
+are sampled subscriptions (``nao_motion.ros.sampled``), read at publication. Input handling
+(also in the README):
 - a message with mismatched name/position lengths, duplicate names or a NaN/infinite
   position of a NAO joint is dropped whole (throttled warning), nothing is published from it;
 - names that are not NAO joints are ignored (throttled warning), the rest is used;
@@ -50,13 +54,15 @@ class KinematicsNode(Node):
         self.fk = ForwardKinematics(self.model)
         self.params = ValidatedParameters(
             self,
-            {"stale_timeout_s": 0.5, "use_imu": True, "publish_base_footprint": True},
+            {"stale_timeout_s": 0.5, "use_imu": True, "publish_base_footprint": True, "publish_frequency": 50.0},
             {
+                "publish_frequency": "most /tf and com publications per second (Hz, > 0): at most one per "
+                                     "joint_states; read at start-up",
                 "stale_timeout_s": "stop publishing when no valid joint_states for this long (s, > 0)",
                 "use_imu": "take the vertical for base_footprint from imu (else: the lower sole is flat)",
                 "publish_base_footprint": "publish base_footprint -> base_link (REP-120)",
             },
-            self._validate, lambda values: None,
+            self._validate, lambda values: None, read_only=("publish_frequency",),
         )
         n = self.model.n_joints
         self.q = np.zeros(n)
@@ -72,7 +78,8 @@ class KinematicsNode(Node):
         self.description_pub = self.create_publisher(String, "robot_description", LATCHED_QOS)
         self.description_pub.publish(String(data=generate_urdf(self.model)))
         self.com_pub = self.create_publisher(PointStamped, "com", CYCLE_QOS)
-        self.create_subscription(JointState, "joint_states", self.on_joint_states, CYCLE_QOS)
+        # Read at each publication: every message since the last one is merged, in order.
+        self.joint_states = SampledSubscription(self, JointState, "joint_states", depth=50)
         # Only the newest attitude matters, read when the joints arrive: no wake-up per message.
         self.imu = SampledSubscription(self, Imu, "imu")
         self._publish_static()
@@ -86,9 +93,8 @@ class KinematicsNode(Node):
         self.transforms_with_footprint = self.joint_transforms + [self.footprint_transform]
         self.com_msg = PointStamped()
         self.com_msg.header.frame_id = "torso"
-        self.diagnostics = CycleDiagnostics(self, "kinematics", self.model.cycle_time_s)
-        # TF follows joint_states (which arrive once per motion cycle) with the same stamp, like
-        # robot_state_publisher; a slower timer only watches for stale input.
+        self.diagnostics = CycleDiagnostics(self, "kinematics", 1.0 / self.params.values["publish_frequency"])
+        self.create_timer(1.0 / self.params.values["publish_frequency"], self.on_cycle)
         self.create_timer(0.1, self.check_stale)
         self.get_logger().info(
             f"kinematics for NAO {version}: {len(self.fk.frame_names())} frames, TF via {self.tf.backend}")
@@ -97,6 +103,9 @@ class KinematicsNode(Node):
     def _validate(values: dict) -> str | None:
         if not (isinstance(values["stale_timeout_s"], float) and values["stale_timeout_s"] > 0.0):
             return f"stale_timeout_s must be a float > 0, got {values['stale_timeout_s']!r}"
+        frequency = values["publish_frequency"]
+        if not (isinstance(frequency, float) and 0.0 < frequency <= 1000.0):
+            return f"publish_frequency must be a float in (0, 1000] Hz, got {frequency!r}"
         for flag in ("use_imu", "publish_base_footprint"):
             if not isinstance(values[flag], bool):
                 return f"{flag} must be a bool, got {values[flag]!r}"
@@ -117,19 +126,26 @@ class KinematicsNode(Node):
         ]
         self.tf.send_static(transforms)
 
-    def on_joint_states(self, msg: JointState) -> None:
+    def _merge_joint_states(self) -> bool:
+        """Merge the joint_states received since the last call; True if one of them was valid."""
+        valid = False
+        for msg in self.joint_states.take_all():
+            valid = self._merge(msg) or valid
+        return valid
+
+    def _merge(self, msg: JointState) -> bool:
         try:
             parsed = parse_joint_values(self.model, msg.name, msg.position, unknown_names="ignore")
         except JointInputError as err:
             throttled_warning(self, "joint_states", f"joint_states message dropped: {err}")
-            return
+            return False
         if parsed.ignored_names:
             throttled_warning(self, "unknown", f"ignoring unknown joints in joint_states: {parsed.ignored_names}")
         self.q[parsed.indices] = parsed.values
         self.received[parsed.indices] = True
         self.stamp = msg.header.stamp if stamp_seconds(msg.header.stamp) > 0.0 else self._now()
         self.last_valid_s = self._now_s()
-        self.on_cycle()
+        return True
 
     def _read_imu(self) -> None:
         msg = self.imu.take_latest()
@@ -150,8 +166,10 @@ class KinematicsNode(Node):
             self.diagnostics.set_status(DiagnosticStatus.WARN, "joint_states stale")
 
     def on_cycle(self) -> None:
-        """Publish the transforms and centre of mass of the newest valid joint state."""
+        """Publish the transforms and centre of mass of the newest valid joint state, if one came."""
         start = time.perf_counter()
+        if not self._merge_joint_states():
+            return
         if not np.all(self.received[self.required]):
             missing = [n for n, r, req in zip(self.model.joint_names, self.received, self.required) if req and not r]
             throttled_warning(self, "missing", f"waiting for joints before publishing TF: {missing}")

@@ -168,17 +168,29 @@ TEARDOWN_TIMEOUT_S = 4  # whole seconds (signal.alarm); within NodeProcess.stop'
 
 def run_node(node_class: type[Node], args=None) -> None:
     """Entry point shared by the nodes: init, spin until Ctrl-C or shutdown, clean up."""
+    run_nodes([node_class], args)
+
+
+def run_nodes(node_factories: list[Callable[[], Node]], args=None) -> None:
+    """Init, make the nodes, spin them in one executor until Ctrl-C or shutdown, clean up.
+
+    One node per process is the usual ROS 2 way; several (``nao_motion.nodes.suite_node``) share
+    one executor, so a message that several of them take wakes the process once.
+    """
     import rclpy
-    from rclpy.executors import ExternalShutdownException
+    from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 
     # `kill -USR1 <pid>` prints every thread's stack, even when the main thread is stuck in C:
     # how a node that hangs (at shutdown, in DDS) tells where.
     faulthandler.register(STACK_DUMP_SIGNAL, all_threads=True)
     rclpy.init(args=args)
-    node = None
+    nodes = []
     try:
-        node = node_class()
-        rclpy.spin(node)
+        executor = SingleThreadedExecutor()
+        for make in node_factories:
+            nodes.append(make())
+            executor.add_node(nodes[-1])
+        executor.spin()
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     except Exception as err:
@@ -195,11 +207,10 @@ def run_node(node_class: type[Node], args=None) -> None:
         faulthandler.dump_traceback_later(TEARDOWN_TIMEOUT_S - 0.5)
         signal.alarm(TEARDOWN_TIMEOUT_S)
         try:
-            if node is not None:
+            for node in nodes:
                 node.destroy_node()
             if rclpy.ok():
                 rclpy.shutdown()
         finally:
             signal.alarm(0)
             faulthandler.cancel_dump_traceback_later()
-

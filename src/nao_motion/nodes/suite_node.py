@@ -1,0 +1,70 @@
+"""The suite's nodes composed in one process: still separate ROS 2 nodes, with their own names,
+parameters (their own config/*.yaml), remaps and topics, spun by one executor.
+
+Why: every rclpy process pays for its interpreter and for an executor that wakes once per
+message of every subscription. The suite's nodes all take the robot's 100 Hz streams
+(joint_states, /clock); composed, a message several nodes take wakes one executor once, and the
+walk -> whole body -> joint_commands chain runs without crossing process boundaries. The
+measured difference is in the README (Performance) and ``./run bench suite``.
+
+    python -m nao_motion.nodes.suite_node --ros-args -p nao_version:=V5 -p use_sim_time:=true
+
+Parameters given after ``--ros-args`` (``-p name:=value``) apply to every node that declares
+them and win over the nodes' parameter files, as they do for a node in a process of its own;
+each node also gets its parameter file and its remaps from ``nao_motion.suite``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from functools import partial
+
+import yaml
+from rclpy.parameter import Parameter
+
+from ..paths import config_file
+from ..ros.node_tools import run_nodes
+from ..suite import NodeSpec, suite_nodes
+
+
+def node_arguments(spec: NodeSpec) -> list[str]:
+    """The node's own command-line arguments: its parameter file and its remaps."""
+    args = ["--ros-args"]
+    config = config_file(spec.config)
+    if config.exists():
+        args += ["--params-file", str(config)]
+    for source, target in spec.remaps.items():
+        args += ["-r", f"{source}:={target}"]
+    return args
+
+
+def process_parameters(argv: list[str]) -> list[Parameter]:
+    """The ``-p name:=value`` pairs of the process's ROS arguments (values read as YAML, as rcl does).
+
+    rcl applies a node's own arguments (its parameter file) after the process's: given as
+    overrides, the process's values win, as on a node's own command line."""
+    overrides, ros_args = [], False
+    for i, arg in enumerate(argv):
+        if arg == "--ros-args":
+            ros_args = True
+        elif arg == "--":
+            ros_args = False
+        elif ros_args and arg in ("-p", "--param") and i + 1 < len(argv) and ":=" in argv[i + 1]:
+            name, value = argv[i + 1].split(":=", 1)
+            overrides.append(Parameter(name, value=yaml.safe_load(value)))
+    return overrides
+
+
+def node_factory(spec: NodeSpec, overrides: list[Parameter]):
+    node_class = getattr(importlib.import_module(spec.module), spec.node_class)
+    return partial(node_class, cli_args=node_arguments(spec), parameter_overrides=overrides)
+
+
+def main(args=None) -> None:
+    overrides = process_parameters(sys.argv if args is None else args)
+    run_nodes([node_factory(spec, overrides) for spec in suite_nodes()], args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,63 @@
+"""The suite composed in one process (nao_motion.nodes.suite_node): still separate ROS 2 nodes,
+each with its own name, its own parameter file, its own remaps, and the process's `-p` values."""
+
+import pytest
+
+rclpy = pytest.importorskip("rclpy")
+
+from conftest import NodeGroup  # noqa: E402
+from ros_probe import SpinningProbe  # noqa: E402
+
+from rcl_interfaces.srv import GetParameters  # noqa: E402
+
+from nao_motion.nodes.suite_node import process_parameters  # noqa: E402
+from nao_motion.suite import SUITE_PROCESS, suite_nodes  # noqa: E402
+
+
+def test_process_parameters_are_the_p_values_after_ros_args():
+    argv = ["suite_node", "--ros-args", "-p", "nao_version:=V6", "-r", "a:=b", "-p", "use_sim_time:=true",
+            "--param", "stale_timeout_s:=0.25"]
+    assert [(p.name, p.value) for p in process_parameters(argv)] == [
+        ("nao_version", "V6"), ("use_sim_time", True), ("stale_timeout_s", 0.25)]
+    assert process_parameters(["suite_node", "-p", "x:=1"]) == []  # not a ROS argument
+
+
+@pytest.fixture(scope="module")
+def composed(tmp_path_factory):
+    nodes = NodeGroup(tmp_path_factory.mktemp("nodes"))
+    nodes.start(SUITE_PROCESS, params={"nao_version": "V6"})
+    rclpy.init()
+    probe = SpinningProbe("suite_node_probe")
+    probe.start()
+    try:
+        yield probe
+    finally:
+        probe.close()
+        rclpy.shutdown()
+        nodes.stop()
+
+
+def test_every_suite_node_runs_under_its_own_name(composed):
+    names = {spec.executable for spec in suite_nodes()}
+    assert composed.wait(lambda: names <= set(composed.node.get_node_names()), 30.0), \
+        composed.node.get_node_names()
+
+
+def test_the_process_parameters_win_over_each_nodes_file_and_its_own_values_stay(composed):
+    for spec in suite_nodes():
+        response = composed.call(GetParameters, f"{spec.executable}/get_parameters",
+                                 GetParameters.Request(names=["nao_version"]), timeout_s=30.0)
+        assert response.values[0].string_value == "V6", spec.executable  # the files say V5
+    response = composed.call(GetParameters, "kinematics/get_parameters",
+                             GetParameters.Request(names=["publish_frequency"]))
+    assert response.values[0].double_value == 50.0  # from config/kinematics.yaml
+
+
+def test_each_node_has_its_own_remaps(composed):
+    def publishers(topic):
+        return {info.node_name for info in composed.node.get_publishers_info_by_topic(topic)}
+
+    # The collision filter's joint_commands go to the whole-body node; the whole body's to the robot.
+    assert composed.wait(lambda: "collision_filter" in publishers("/collision_filter/safe_joint_commands"), 30.0)
+    assert "whole_body" in publishers("/joint_commands")
+    assert "collision_filter" not in publishers("/joint_commands")
