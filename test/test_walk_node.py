@@ -2,7 +2,8 @@
 the simulator. The test's node is a perfect whole-body balancer and robot: joint_states hold
 StandInit, the FSRs read the robot's weight, and whole_body/torso_pose puts the centre of mass
 where the last whole_body/com_reference asked (the torso turned 0.3 rad in wb_world, away
-from odom, so the odom -> wb_world mapping is exercised). Also the ALMotion walk methods."""
+from odom, so the odom -> wb_world mapping is exercised). The walk node's cycle runs on each
+joint_states and stamps what it publishes with it. Also the ALMotion walk methods."""
 
 import math
 import time
@@ -58,6 +59,7 @@ class Robot(SpinningProbe):
         self.fsr_n = WEIGHT_N / 8.0  # per sensor, 8 sensors
         self.com_refs, self.feet_refs, self.supports, self.active, self.odom = [], [], [], [], []
         self.plans, self.logs, self.diagnostics, self.tf, self.targets = [], [], [], [], []
+        self.states_stamps = set()
         self.states_pub = node.create_publisher(JointState, "joint_states", CYCLE_QOS)
         self.torso_pub = node.create_publisher(PoseStamped, "whole_body/torso_pose", CYCLE_QOS)
         self.fsr_pubs = [node.create_publisher(Float32MultiArray, f"fsr/{s}", CYCLE_QOS) for s in ("left", "right")]
@@ -117,6 +119,8 @@ class Robot(SpinningProbe):
             q, torso, fsr = self.q.copy(), self.torso.copy(), self.fsr_n
         states = JointState(name=list(MODEL.joint_names), position=q.tolist())
         states.header.stamp = stamp
+        with self.cond:
+            self.states_stamps.add((stamp.sec, stamp.nanosec))
         self.states_pub.publish(states)
         pose = PoseStamped()
         pose.header.frame_id, pose.header.stamp = "wb_world", stamp
@@ -218,6 +222,19 @@ def test_walk_executes_a_goal(running):
     assert times[-1] <= t_end + 0.05
     assert len(robot.since(robot.com_refs, t_end + 0.1)) == 0
     assert len(robot.since(robot.feet_refs, t0)) == pytest.approx(len(coms), abs=5)
+    # each cycle ran on a joint_states (stamp t): its odometry carries t, its references are for
+    # the next cycle and carry t + one cycle
+    with robot.cond:
+        sent = np.array(sorted(sec + 1e-9 * nanosec for sec, nanosec in robot.states_stamps))
+
+    def seconds(messages):
+        return np.array([m.header.stamp.sec + 1e-9 * m.header.stamp.nanosec for m in messages])
+
+    def all_in(stamps, times):
+        return len(stamps) > 0 and np.all(np.min(np.abs(stamps[:, None] - times[None, :]), axis=1) < 1e-6)
+
+    assert all_in(seconds(robot.since(robot.odom, t0)), sent)
+    assert all_in(seconds(robot.since(robot.feet_refs, t0)), sent + CYCLE_S)
 
     # single support alternates with the plan's legs: the support leg is the other leg
     supports = [s.data for s in robot.since(robot.supports, t0)]

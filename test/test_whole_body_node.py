@@ -1,6 +1,7 @@
 """The whole-body node as its own process over real DDS: pass-through, wbEnable, the parameters'
 refusals, malformed commands, effector control and wbGoToBalance through the ALMotion client,
-markers and diagnostics. The test's node is a perfect robot: joint_states = the last command."""
+markers and diagnostics, and the cycle driven by joint_states. The test's node is a perfect
+robot: joint_states (stamped, 100 Hz) = the last command."""
 
 import time
 
@@ -39,7 +40,9 @@ class Robot(SpinningProbe):
     def __init__(self):
         super().__init__("whole_body_probe")
         self.q = START.copy()
+        self.publishing = True
         self.commands, self.logs, self.markers, self.diagnostics = [], [], [], []
+        self.states_stamps, self.command_stamps = [], []
         self.states_pub = self.node.create_publisher(JointState, "joint_states", CYCLE_QOS)
         self.wish_pub = self.node.create_publisher(JointState, WISH, CYCLE_QOS)
         self.arm_pub = self.node.create_publisher(PointStamped, "whole_body/effector/LArm", 10)
@@ -54,12 +57,17 @@ class Robot(SpinningProbe):
         q = np.array(msg.position)
         with self.cond:
             self.commands.append(q)
+            self.command_stamps.append((msg.header.stamp.sec, msg.header.stamp.nanosec))
             self.q = q
             self.cond.notify_all()
 
     def publish_states(self):
         with self.cond:
+            if not self.publishing:
+                return
             msg = JointState(name=list(MODEL.joint_names), position=self.q.tolist())
+            msg.header.stamp = self.node.get_clock().now().to_msg()
+            self.states_stamps.append((msg.header.stamp.sec, msg.header.stamp.nanosec))
         self.states_pub.publish(msg)
 
     def wish(self, q):
@@ -111,6 +119,26 @@ def test_disabled_it_passes_the_wish_through_within_limits(running):
     assert end[MODEL.joint_index("LShoulderPitch")] == pytest.approx(1.0)
     robot.wish(START)
     np.testing.assert_allclose(robot.settle(), START, atol=1e-9)
+
+
+def test_each_joint_states_runs_one_cycle_stamped_like_it(running):
+    _, robot = running
+    robot.settle()
+    with robot.cond:
+        robot.publishing = False
+    time.sleep(0.3)
+    with robot.cond:
+        count = len(robot.command_stamps)
+    time.sleep(0.3)
+    with robot.cond:
+        assert len(robot.command_stamps) == count  # no joint_states, no cycle
+        robot.publishing = True
+    assert robot.wait(lambda: len(robot.command_stamps) >= count + 50, 5.0)
+    with robot.cond:
+        sent = set(robot.states_stamps)
+        stamps = robot.command_stamps[count:]
+    assert all(stamp in sent for stamp in stamps)  # every command carries its joint_states' stamp
+    assert len(set(stamps)) == len(stamps)  # one cycle per message
 
 
 def test_refused_parameters_say_why_and_the_command_stays(running):

@@ -64,6 +64,8 @@ from std_srvs.srv import Trigger
 from ..joint_input import JointInputError, parse_joint_values
 from ..model import SUPPORTED_VERSIONS, NaoModel
 from ..postures import POSTURES
+from ..ros.conversions import time_msg
+from ..ros.sampled import SampledSubscription
 from ..ros.node_tools import CycleDiagnostics, ValidatedParameters, run_node, throttled_warning
 from ..ros.qos import CYCLE_QOS
 from ..sim.fsr import FSR_NAMES
@@ -74,14 +76,6 @@ MAX_CATCH_UP_CYCLES = 5
 
 WORLD_FRAMES = ("", "world")
 TORSO_FRAMES = ("torso", "base_link")
-
-
-def sim_time_msg(t_s: float):
-    """builtin_interfaces/Time of a simulation time in seconds (helper candidate for ros/conversions)."""
-    from builtin_interfaces.msg import Time
-
-    ns = int(round(t_s * 1e9))
-    return Time(sec=ns // 1_000_000_000, nanosec=ns % 1_000_000_000)
 
 
 class SimulatorNode(Node):
@@ -131,7 +125,10 @@ class SimulatorNode(Node):
         for msg in self.fsr_msgs.values():
             msg.layout.dim = [layout_dim]
 
-        self.create_subscription(JointState, "joint_commands", self.on_joint_commands, CYCLE_QOS)
+        # Read at each tick, just before the physics steps: a command that arrived in time is
+        # applied even when the tick's timer and the message became ready together (an executor
+        # serves timers first), and the simulator does not wake once per command.
+        self.commands = SampledSubscription(self, JointState, "joint_commands", depth=20)
         self.create_subscription(JointState, "joint_stiffness", self.on_joint_stiffness, CYCLE_QOS)
         self.create_subscription(WrenchStamped, "push", self.on_push, 10)
         self.create_service(Trigger, "reset", self.on_reset)
@@ -260,6 +257,8 @@ class SimulatorNode(Node):
 
     # --- cycle ------------------------------------------------------------------------------------
     def on_tick(self) -> None:
+        for msg in self.commands.take_all():
+            self.on_joint_commands(msg)
         if self.params.values["lockstep"]:
             if self._commands_since_step == 0:
                 return
@@ -324,7 +323,7 @@ class SimulatorNode(Node):
             })
 
     def publish_state(self, s: SimState) -> None:
-        stamp = sim_time_msg(s.time_s)
+        stamp = time_msg(s.time_s)
         self.clock_pub.publish(ClockMsg(clock=stamp))
         j = self.joint_msg
         j.header.stamp = stamp

@@ -1,26 +1,32 @@
 """Whole-body node: NAOqi's Whole Body Balancer between the collision filter and the robot.
 
-A thin adapter over :class:`nao_motion.wholebody.balancer.WholeBodyBalancer`. Every motion cycle
-(model.cycle_time_s on the node's clock, so ``use_sim_time`` is followed) it takes the latest
-articular wish, steps the balancer and publishes the robot-facing ``joint_commands``. Disabled
-and not walking, it passes the wish through (within the joint limits, no faster than the speed
-limit). ``wb_world`` is the balancer's world frame: z up, on the floor, fixed where the QP
+Decode -> one core cycle -> publish, over :class:`nao_motion.wholebody.cycle.WholeBodyCycle`
+(the balancer, then the walk's ankle damping; ``nao_motion.sim.walking`` runs the same object).
+The cycle is driven by the robot's own sensor message: each ``joint_states`` runs one cycle at
+once, and everything published in it carries that stamp (the node's clock if unstamped).
+Walking, the walk node sends each cycle's COM and foot references one cycle ahead, stamped with
+the cycle they are for; the cycle at t uses the references stamped t, or the newest older ones
+if those are late (``nao_motion.wholebody.reference_queue``; counted in the diagnostics as
+``late_references``). So the robot's command never waits for a second node. ``imu`` is sampled (its newest message
+when the cycle runs, ``nao_motion.ros.sampled``). Without ``joint_states`` nothing is commanded;
+the diagnostics say so (checked every 0.5 s). Disabled and not walking, it passes the wish
+through (within the joint limits, no faster than the speed limit). ``wb_world`` is the balancer's world frame: z up, on the floor, fixed where the QP
 started (FRAME_ROBOT then); while the QP is off it follows FRAME_ROBOT.
 
 | kind | name | type | meaning |
 |---|---|---|---|
 | sub | `collision_filter/safe_joint_commands` | sensor_msgs/JointState | the articular wish: `position` per named joint, rad (the collision filter's output; partial messages keep the other joints' last wish). Standalone, remap it to any per-cycle command stream. Malformed (unknown/duplicate names, NaN, lengths) is refused whole with the reason. |
-| sub | `joint_states` | sensor_msgs/JointState | measured positions: nothing is commanded before every kinematic joint was measured once; the first command is the measured pose; while balancing the command stays within 0.1 rad of the measured pose (a blocked or limp joint is worked from where it is), and wbEnable starts from the measured pose if the command is farther |
-| sub | `imu` | sensor_msgs/Imu | torso attitude: the vertical of `wb_world` when the QP starts (`use_imu`), and the model-vs-IMU tilt in the diagnostics; angular velocity: the walk's ankle damping |
+| sub | `joint_states` | sensor_msgs/JointState | measured positions, and the cycle's trigger and stamp: nothing is commanded before every kinematic joint was measured once; the first command is the measured pose; while balancing the command stays within 0.1 rad of the measured pose (a blocked or limp joint is worked from where it is), and wbEnable starts from the measured pose if the command is farther |
+| sub | `imu` | sensor_msgs/Imu | sampled each cycle; torso attitude: the vertical of `wb_world` when the QP starts (`use_imu`), and the model-vs-IMU tilt in the diagnostics; angular velocity: the walk's ankle damping |
 | sub | `whole_body/effector/Head` | geometry_msgs/Vector3Stamped | wbSetEffectorControl("Head"): orientation (wx, wy, wz) rad, FRAME_ROBOT (`frame_id` "" or "FRAME_ROBOT") |
 | sub | `whole_body/effector/LArm`, `.../RArm` | geometry_msgs/PointStamped | wbSetEffectorControl("LArm"/"RArm"): position (x, y, z) m, FRAME_ROBOT. Unreachable targets end at the nearest feasible pose (the QP's compromise) |
-| sub | `whole_body/com_reference` | geometry_msgs/PointStamped | walk: centre-of-mass position this cycle, m, frame `wb_world` ("" accepted) |
-| sub | `whole_body/foot_references` | geometry_msgs/PoseArray | walk: [left sole, right sole] poses this cycle, frame `wb_world` |
+| sub | `whole_body/com_reference` | geometry_msgs/PointStamped | walk: centre-of-mass position this cycle, m, frame `wb_world` ("" accepted), stamped like the `joint_states` of its cycle |
+| sub | `whole_body/foot_references` | geometry_msgs/PoseArray | walk: [left sole, right sole] poses this cycle, frame `wb_world`, stamped like the `joint_states` of its cycle |
 | sub | `whole_body/support` | std_msgs/String | walk: "Legs" (both feet held), "LLeg" or "RLeg" (that foot held, the other follows its reference); default "Legs" |
-| pub | `joint_commands` | sensor_msgs/JointState | all 26 joints, rad, every cycle once joint_states arrived |
+| pub | `joint_commands` | sensor_msgs/JointState | all 26 joints, rad, every cycle once every kinematic joint was measured |
 | pub | `whole_body/torso_pose` | geometry_msgs/PoseStamped | the torso's pose in `wb_world` (the walk's references are in this frame) |
-| pub | `whole_body/markers` | visualization_msgs/MarkerArray | 10 Hz, frame `torso`: centre of mass and its floor projection, support polygon (balance constraint's, else grounded feet's), margin polygon, margin text |
-| pub | `/diagnostics` | diagnostic_msgs/DiagnosticArray | cycle time, mode, outcome and reason, iterations, COM margin, feet, balance, effectors, IMU tilt error |
+| pub | `whole_body/markers` | visualization_msgs/MarkerArray | at most 10 Hz while subscribed, frame `torso`: centre of mass and its floor projection, support polygon (balance constraint's, else grounded feet's), margin polygon, margin text |
+| pub | `/diagnostics` | diagnostic_msgs/DiagnosticArray | 1 Hz: cycle time, mode, outcome and reason, iterations, COM margin, feet, balance, effectors, IMU tilt error |
 | srv | `whole_body/enable` | std_srvs/SetBool | wbEnable(true/false); disabling also ends effector control |
 | srv | `whole_body/go_to_balance/Legs`, `/LLeg`, `/RLeg` | std_srvs/Trigger | wbGoToBalance(supportLeg, `go_to_balance_duration_s`): COM over that support's centre, then held |
 | param | `left_foot_state`, `right_foot_state` | string | wbFootState: "Fixed", "Plane" or "Free" (default Fixed). Set both atomically for "Legs" |
@@ -28,7 +34,7 @@ started (FRAME_ROBOT then); while the QP is off it follows FRAME_ROBOT.
 | param | `effector_control.Head`, `.LArm`, `.RArm` | bool | wbEnableEffectorControl: enabling enables the balancer and keeps balance on Legs |
 | param | `margin_m` | double | COM distance kept from the polygon's edges (0.01 m) |
 | param | `go_to_balance_duration_s` | double | duration of the go_to_balance services (2.0 s) |
-| param | `use_imu`, `reference_timeout_s`, `stale_timeout_s` | bool, double, double | IMU vertical (true); walk references older than this end the walk (0.1 s); joint_states older than this warn (0.5 s) |
+| param | `use_imu`, `reference_timeout_s`, `stale_timeout_s` | bool, double, double | IMU vertical (true); walk references this much older (s) than the latest `joint_states` end the walk (0.1 s); no joint_states for this long warns (0.5 s) |
 | param | `walk_ankle_damping_s` | double | walking: the supporting ankles turn this many rad per rad/s of the IMU's roll/pitch rate (0.05; 0 = open loop; `nao_motion.walk.stabilizer`) |
 | param | `nao_version`, `max_velocity_fraction` | string, double | start-up: V5/V6; joint speed limit as a fraction of each motor's (0.5) |
 
@@ -65,14 +71,18 @@ from ..ros.conversions import (
 )
 from ..ros.node_tools import CycleDiagnostics, ValidatedParameters, merge_joint_positions, run_node, throttled_warning
 from ..ros.qos import CYCLE_QOS
+from ..ros.sampled import SampledSubscription
 from ..spatial import quaternion_xyzw_from_rotation, rotation_from_quaternion_xyzw, transform
-from ..walk.stabilizer import StabilizerConfig, WalkStabilizer
-from ..wholebody.balancer import BalancerConfig, Mode, Outcome, WalkReference, WholeBodyBalancer, WholeBodySettings
+from ..walk.stabilizer import StabilizerConfig
+from ..wholebody.balancer import BalancerConfig, Outcome, WalkReference, WholeBodySettings
+from ..wholebody.cycle import WholeBodyCycle
+from ..wholebody.reference_queue import WalkReferenceQueue
 from ..wholebody.modes import EFFECTORS, SUPPORT_LEGS, parse_foot_state
 
 WORLD_FRAME = "wb_world"
 ROBOT_FRAMES = ("", "FRAME_ROBOT")
 MARKER_PERIOD_S = 0.1
+WATCHDOG_PERIOD_S = 0.5  # how often the absence of joint_states is checked (diagnostics only)
 
 
 class WholeBodyNode(Node):
@@ -85,8 +95,9 @@ class WholeBodyNode(Node):
         if version not in SUPPORTED_VERSIONS:
             raise ValueError(f"nao_version must be one of {SUPPORTED_VERSIONS}, got {version!r}")
         self.model = NaoModel(version)
-        self.balancer = WholeBodyBalancer(self.model, BalancerConfig(
+        self.core = WholeBodyCycle(self.model, BalancerConfig(
             max_velocity_fraction=float(self.get_parameter("max_velocity_fraction").value)))
+        self.balancer = self.core.balancer
         n = self.model.n_joints
         self.measured = np.zeros(n)
         self.received = np.zeros(n, dtype=bool)
@@ -94,18 +105,14 @@ class WholeBodyNode(Node):
                                   for j in self.model.joint_names])
         self.wish = np.zeros(n)
         self.started = False
-        self.last_states_s = None
+        self.last_states_s = None  # node clock, for the watchdog
+        self.states_stamp_s = -np.inf  # the latest joint_states' stamp
+        # Times below are on the joint_states' clock: the cycle that read the value.
         self.attitude = None  # torso rotation in a gravity-aligned frame (IMU), and its time
-        self.attitude_s = None
+        self.attitude_s = -np.inf
         self.gyro_radps = np.zeros(3)  # torso angular velocity (IMU, torso frame), and its time
         self.gyro_s = -np.inf
-        self.stabilizer = WalkStabilizer(self.model)
-        self.command = np.zeros(n)  # the published command: the balancer's, + the walk stabiliser's
-        self.walk_com = self.walk_feet = None
-        self.walk_com_s = self.walk_feet_s = -np.inf
-        # Stamps of the latest COM and foot references, and of the last pair a cycle used.
-        self.walk_com_stamp = self.walk_feet_stamp = self.walk_used_stamp = None
-        self.walk_support = "Legs"
+        self.walk_references = WalkReferenceQueue()
         self.params = ValidatedParameters(
             self,
             {"left_foot_state": "Fixed", "right_foot_state": "Fixed", "balance_constraint": False,
@@ -137,7 +144,7 @@ class WholeBodyNode(Node):
         self.marker_pub = self.create_publisher(MarkerArray, "whole_body/markers", 10)
         self.create_subscription(JointState, "collision_filter/safe_joint_commands", self.on_wish, CYCLE_QOS)
         self.create_subscription(JointState, "joint_states", self.on_joint_states, CYCLE_QOS)
-        self.create_subscription(Imu, "imu", self.on_imu, CYCLE_QOS)
+        self.imu_sub = SampledSubscription(self, Imu, "imu")
         self.create_subscription(Vector3Stamped, "whole_body/effector/Head",
                                  partial(self.on_effector, "Head"), 10)
         for arm in ("LArm", "RArm"):
@@ -157,7 +164,7 @@ class WholeBodyNode(Node):
         self.last_markers_s = -np.inf
         self.diagnostics = CycleDiagnostics(self, "whole_body", self.model.cycle_time_s)
         self.diagnostics.set_status(DiagnosticStatus.WARN, "waiting for joint_states")
-        self.create_timer(self.model.cycle_time_s, self.on_cycle)
+        self.create_timer(WATCHDOG_PERIOD_S, self.on_watchdog)
         self.get_logger().info(f"whole body balancer for NAO {version}: {self.balancer.n} variables, "
                                f"{self.balancer.qp.m} constraint rows")
 
@@ -211,7 +218,7 @@ class WholeBodyNode(Node):
 
     def _apply(self, values: dict) -> None:
         self.balancer.update_config(replace(self.balancer.config, margin_m=values["margin_m"]))
-        self.stabilizer = WalkStabilizer(self.model, self._stabilizer_config(values))
+        self.core.set_stabilizer_config(self._stabilizer_config(values))
         settings = self._settings(values)
         newly = settings.effectors - self.balancer.settings.effectors
         self.balancer.apply(settings)
@@ -233,8 +240,9 @@ class WholeBodyNode(Node):
         return response
 
     def _enable(self, enabled: bool) -> None:
-        imu_fresh = (self.params.values["use_imu"] and self.attitude_s is not None
-                     and self._now_s() - self.attitude_s <= self.params.values["stale_timeout_s"])
+        self._read_imu(self.states_stamp_s)
+        imu_fresh = (self.params.values["use_imu"]
+                     and self.states_stamp_s - self.attitude_s <= self.params.values["stale_timeout_s"])
         self.balancer.set_enabled(enabled, q_measured=self.measured,
                                   torso_attitude=self.attitude if imu_fresh else None)
 
@@ -267,21 +275,30 @@ class WholeBodyNode(Node):
         self.wish[parsed.indices] = parsed.values
 
     def on_joint_states(self, msg: JointState) -> None:
-        if merge_joint_positions(self, "joint_states", self.model, msg, self.measured, self.received):
-            self.last_states_s = self._now_s()
+        if not merge_joint_positions(self, "joint_states", self.model, msg, self.measured, self.received):
+            return
+        self.last_states_s = self._now_s()
+        stamp = msg.header.stamp
+        if stamp_seconds(stamp) <= 0.0:  # an unstamped driver: the node's clock
+            stamp = self.get_clock().now().to_msg()
+        self.states_stamp_s = stamp_seconds(stamp)
+        self._cycle(stamp)
 
-    def on_imu(self, msg: Imu) -> None:
+    def _read_imu(self, now_s: float) -> None:
+        msg = self.imu_sub.take_latest()
+        if msg is None:
+            return
         attitude = imu_attitude(msg)
         if attitude is None:
             throttled_warning(self, "imu", IMU_ORIENTATION_ERROR)
             return
         self.attitude = attitude
-        self.attitude_s = self._now_s()
+        self.attitude_s = now_s
         w = msg.angular_velocity
         gyro = (w.x, w.y, w.z)
         if np.all(np.isfinite(gyro)):
             self.gyro_radps[:] = gyro
-            self.gyro_s = self.attitude_s
+            self.gyro_s = now_s
 
     def on_effector(self, name: str, msg) -> None:
         topic = f"whole_body/effector/{name}"
@@ -303,9 +320,7 @@ class WholeBodyNode(Node):
         if not np.all(np.isfinite(com)):
             self._refuse("whole_body/com_reference", "non-finite position")
             return
-        self.walk_com, self.walk_com_s = com, self._now_s()
-        self.walk_com_stamp = stamp_seconds(msg.header.stamp)
-        self._walk_cycle()
+        self.walk_references.add_com(stamp_seconds(msg.header.stamp), com)
 
     def on_foot_references(self, msg: PoseArray) -> None:
         topic = "whole_body/foot_references"
@@ -323,75 +338,63 @@ class WholeBodyNode(Node):
                 self._refuse(topic, "non-finite position or invalid orientation")
                 return
             feet.append(transform(rotation_from_quaternion_xyzw(values[3:]), values[:3]))
-        self.walk_feet, self.walk_feet_s = feet, self._now_s()
-        self.walk_feet_stamp = stamp_seconds(msg.header.stamp)
-        self._walk_cycle()
+        self.walk_references.add_feet(stamp_seconds(msg.header.stamp), *feet)
 
     def on_support(self, msg: String) -> None:
         if msg.data not in SUPPORT_LEGS:
             self._refuse("whole_body/support", f"expected one of {list(SUPPORT_LEGS)}, got {msg.data!r}")
             return
-        self.walk_support = msg.data
+        self.walk_references.set_support(msg.data)
 
     # --- cycle --------------------------------------------------------------------------------
-    def _walk_cycle(self) -> None:
-        """While walking, a cycle runs when the walk's COM and foot references of a new cycle have
-        both arrived: each reference is used exactly once. On the node's own timer the two nodes'
-        cycles fall in either order, so a reference would now and then be used twice and the next
-        one skipped, and the feet and COM (tracked without lag) would jerk."""
-        stamp = self.walk_feet_stamp
-        if stamp is not None and stamp == self.walk_com_stamp and stamp != self.walk_used_stamp:
-            self.walk_used_stamp = stamp
-            self._cycle()
-
-    def on_cycle(self) -> None:
-        if self._walk_reference(self._now_s()) is None:  # else the walk's references drive the cycle
-            self._cycle()
-
-    def _cycle(self) -> None:
+    def _cycle(self, stamp) -> None:
+        """One cycle at ``stamp`` (a joint_states' stamp), which everything published carries."""
         start = time.perf_counter()
-        now_s = self._now_s()
+        now_s = stamp_seconds(stamp)
         if not self.started:
             if not np.all(self.received[self.required]):
                 return
-            self.balancer.reset(self.measured)
-            self.wish[:] = self.balancer.q
+            self.wish[:] = self.core.start(self.measured)
             self.started = True
-        fresh = now_s - self.last_states_s <= self.params.values["stale_timeout_s"]
-        result = self.balancer.step(self.wish, self._walk_reference(now_s), self.measured if fresh else None)
-        self._publish(result, now_s)
+        self._read_imu(now_s)
+        walk = self._walk_reference()
+        gyro_fresh = now_s - self.gyro_s <= self.params.values["reference_timeout_s"]
+        command = self.core.cycle(self.wish, walk, self.measured, self.gyro_radps if gyro_fresh else None)
+        result = self.core.result
+        self._publish(command, result, stamp, now_s)
         if result.outcome in (Outcome.RELAXED, Outcome.HELD):
             throttled_warning(self, "outcome", f"whole body: {result.reason}")
         self.diagnostics.record(time.perf_counter() - start)
-        self._diagnose(result, now_s)
+        self._diagnose(result)
 
-    def _walk_reference(self, now_s: float) -> WalkReference | None:
-        timeout = self.params.values["reference_timeout_s"]
-        if now_s - self.walk_com_s > timeout or now_s - self.walk_feet_s > timeout:
-            return None
-        return WalkReference(self.walk_com, self.walk_feet[0], self.walk_feet[1], self.walk_support)
+    def _walk_reference(self) -> WalkReference | None:
+        """The walk's references for this cycle, unless older than reference_timeout_s (the walk
+        has ended)."""
+        return self.walk_references.select(self.states_stamp_s, self.params.values["reference_timeout_s"])
 
-    def _publish(self, result, now_s: float) -> None:
-        stamp = self.get_clock().now().to_msg()
+    def on_watchdog(self) -> None:
+        stale_s = self.params.values["stale_timeout_s"]
+        if self.last_states_s is None:
+            self.diagnostics.set_status(DiagnosticStatus.WARN, "waiting for joint_states")
+        elif self._now_s() - self.last_states_s > stale_s:
+            self.diagnostics.set_status(DiagnosticStatus.WARN, f"joint_states stale (none for {stale_s} s): "
+                                                               "no cycle, the robot keeps its last command")
+
+    def _publish(self, command: np.ndarray, result, stamp, now_s: float) -> None:
         self.command_msg.header.stamp = stamp
-        np.copyto(self.command, result.q)
-        # The walk's ankle damping acts on the published command only: the balancer keeps
-        # integrating its own, so the correction cannot accumulate.
-        if result.mode is Mode.WALKING and now_s - self.gyro_s <= self.params.values["reference_timeout_s"]:
-            self.stabilizer.apply(self.command, self.gyro_radps, self.walk_support)
-        self.command_msg.position = self.command.tolist()
+        self.command_msg.position = command.tolist()
         self.command_pub.publish(self.command_msg)
         self.torso_msg.header.stamp = stamp
         set_vector_fields(self.torso_msg.pose.position, result.torso_world[:3, 3])
         set_quaternion_fields(self.torso_msg.pose.orientation,
                               quaternion_xyzw_from_rotation(result.torso_world[:3, :3]))
         self.torso_pub.publish(self.torso_msg)
-        if now_s - self.last_markers_s >= MARKER_PERIOD_S:
+        if now_s - self.last_markers_s >= MARKER_PERIOD_S and self.marker_pub.get_subscription_count() > 0:
             self.last_markers_s = now_s
             self._fill_markers(result, stamp)
             self.marker_pub.publish(self.markers)
 
-    def _diagnose(self, result, now_s: float) -> None:
+    def _diagnose(self, result) -> None:
         settings = self.balancer.settings
         values = self.diagnostics.values
         values.update({
@@ -400,16 +403,16 @@ class WholeBodyNode(Node):
             "feet": f"left {settings.left_foot.value}, right {settings.right_foot.value}",
             "balance": settings.balance or "off",
             "effectors": ",".join(sorted(settings.effectors)) or "none",
+            "late_references": self.walk_references.late,
         })
         if self.attitude is not None:
             # Torso tilt from the vertical, measured (IMU) and in the balancer's model.
             measured, model = (np.arccos(np.clip(r[2, 2], -1.0, 1.0)) for r in (self.attitude, result.torso_world))
             values["imu_tilt_error_deg"] = f"{np.rad2deg(abs(measured - model)):.2f}"
-        stale = self.last_states_s is not None and now_s - self.last_states_s > self.params.values["stale_timeout_s"]
         if result.outcome is Outcome.HELD:
             self.diagnostics.set_status(DiagnosticStatus.ERROR, result.reason)
-        elif stale or result.outcome is Outcome.RELAXED:
-            self.diagnostics.set_status(DiagnosticStatus.WARN, "joint_states stale" if stale else result.reason)
+        elif result.outcome is Outcome.RELAXED:
+            self.diagnostics.set_status(DiagnosticStatus.WARN, result.reason)
         else:
             self.diagnostics.set_status(DiagnosticStatus.OK, f"{result.mode.value}: {result.reason}")
 

@@ -49,6 +49,12 @@ def transform_stamped(parent: str, child: str, t: np.ndarray, stamp: Time) -> Tr
     return msg
 
 
+def time_msg(t_s: float) -> Time:
+    """builtin_interfaces/Time of a time in seconds (a clock's or a simulation's)."""
+    ns = int(round(t_s * 1e9))
+    return Time(sec=ns // 1_000_000_000, nanosec=ns % 1_000_000_000)
+
+
 def stamp_seconds(stamp: Time) -> float:
     return stamp.sec + stamp.nanosec * 1e-9
 

@@ -1,11 +1,27 @@
-"""The walk on the simulated NAO in one process, without ROS: what the suite's nodes do each
-cycle, chained directly (for tests, benchmarks and notebooks).
+"""The walk on the simulated NAO in one process, without ROS: the suite's walk chain built from
+exactly the objects its nodes call (for tests, benchmarks and notebooks).
 
-Each cycle, as the footstep planner, walk and whole-body nodes do: the planner advanced to t ->
-heading correction (IMU yaw against the balancer's torso yaw) -> pattern generator (its arm
-swing added to the standing wish) -> whole-body balancer (measured joints fed back) -> walk
-stabiliser (IMU gyro) -> one physics cycle. The planner's odometry is the balancer's world frame,
-which starts where the robot stands (StandInit, settled on the floor).
+Each cycle at the simulator's time t, as the nodes do on a ``joint_states`` message stamped t:
+the footstep planner advanced to t and its plan, when it changed, converted as the walk node
+converts ``footsteps/plan`` (``walk_plan``) -> ``WalkController.cycle`` (the walk node's core)
+-> the standing wish with the arm swing's shoulder targets -> ``WholeBodyCycle.cycle`` (the
+whole-body node's core: balancer + ankle damping) -> one physics cycle. A killMove the
+controller asks for is the planner's ``kill_move``.
+
+What the controller reads is what the walk node receives: the simulated joint positions, IMU
+yaw, FSR totals and joint stiffness of the current physics state, and the whole body's torso
+pose and (damped) command of the previous cycle, as over DDS, where the whole-body node
+publishes them after its cycle and the walk node reads them at the next ``joint_states``. The
+controller computes the references for the next cycle (``reference_time_s``, as the walk node
+sends them one cycle ahead); the whole-body cycle gets the ones computed in the previous cycle
+for this one, and this cycle's gyro. Not in this chain: the
+collision filter between the arm swing's ``joint_targets`` and the whole body's wish (the
+shoulder targets go into the wish directly, one or two cycles earlier than over DDS; the
+swing's rate is within the filter's speed limit) and the transport's own jitter.
+
+The planner's odometry starts as the balancer's world frame: the robot stands (StandInit,
+settled on the floor, balancer enabled) at the planner's feet, so ``odom`` and ``wb_world``
+coincide until the walk turns them apart (heading correction).
 
     walk = SimulatedWalk(NaoModel("V5"))
     walk.planner.move_to(1.0, 0.0, 0.0)
@@ -23,8 +39,10 @@ import numpy as np
 from .. import spatial
 from ..footsteps import FootstepPlanner, Pose2D
 from ..model import NaoModel
-from ..walk import ARM_SWING_JOINTS, HeadingCorrection, WalkPatternGenerator, WalkStabilizer, balancer_reference
-from ..wholebody.balancer import BalancerResult, WholeBodyBalancer, WholeBodySettings
+from ..walk import ARM_SWING_JOINTS
+from ..walk.controller import WalkController, WalkInputs, WalkOutputs, walk_plan
+from ..wholebody.balancer import BalancerResult, WholeBodySettings
+from ..wholebody.cycle import WholeBodyCycle
 from .simulator import NaoSimulator
 
 SETTLE_CYCLES = 50  # the robot settles on the floor before the walk starts
@@ -37,27 +55,30 @@ class SimulatedWalk:
         self.model = model
         self.sim = sim or NaoSimulator(model)
         self.state = self.sim.step(SETTLE_CYCLES)
-        self.balancer = b = WholeBodyBalancer(model)
-        b.reset(self.state.position)
+        self.whole_body = WholeBodyCycle(model)
+        self.balancer = b = self.whole_body.balancer
+        self.whole_body.start(self.state.position)
         b.apply(WholeBodySettings())
-        b.set_enabled(True, q_measured=self.state.position,
-                      torso_attitude=spatial.rotation_from_quaternion_xyzw(self.state.imu_orientation_xyzw))
+        b.set_enabled(True, q_measured=self.state.position, torso_attitude=self._imu_attitude())
         self.stand = b.q.copy()
         self.wish = b.q.copy()
         self.shoulders = [model.joint_index(j) for j in ARM_SWING_JOINTS]
         fk_state = b.fk.compute(b.q)
         left, right = (b.torso_world @ b.fk.pose(fk_state, sole) for sole in ("l_sole", "r_sole"))
-        self.planner = FootstepPlanner(Pose2D.from_transform(left),
-                                       Pose2D.from_transform(right))
-        self.generator = WalkPatternGenerator.for_model(model)
-        self.stabilizer = WalkStabilizer(model)
-        # The balancer's torso for the joints measured now: the last command's model.
-        self.model_torso = b.torso_world.copy()
-        self.heading = HeadingCorrection(self.generator.config.phases)
-        self.heading.reset(self.planner.feet, self._imu_yaw(), spatial.yaw_of(self.model_torso))
-        self.command = np.zeros(model.n_joints)
+        self.planner = FootstepPlanner(Pose2D.from_transform(left), Pose2D.from_transform(right))
+        self._plan_key: tuple | None = None
+        self.controller = WalkController(model)
+        self.inputs = i = WalkInputs.for_model(model)
+        # The whole body's outputs as the walk node last received them: its command and torso.
+        i.q_commanded[:] = b.q
+        i.commanded_received[:] = True
+        i.torso_world[:] = b.torso_world
+        i.torso_s = 0.0
+        self.command = self.whole_body.command
+        self.walk_outputs: WalkOutputs = self.controller.outputs
+        self.next_reference = None  # the walk's references for the next cycle
         self.time_s = 0.0
-        self.chain_time_s = 0.0  # wall time of the last cycle's walk + balancer + stabiliser
+        self.chain_time_s = 0.0  # wall time of the last cycle's walk controller + whole-body cycle
         self.worst_tilt_deg = 0.0
         self.start_torso = self._true_torso()
 
@@ -65,24 +86,55 @@ class SimulatedWalk:
         return spatial.transform(spatial.rotation_from_quaternion_xyzw(self.state.torso_orientation_xyzw),
                                  self.state.torso_position)
 
-    def _imu_yaw(self) -> float:
-        return spatial.yaw_of(spatial.rotation_from_quaternion_xyzw(self.state.imu_orientation_xyzw))
+    def _imu_attitude(self) -> np.ndarray:
+        return spatial.rotation_from_quaternion_xyzw(self.state.imu_orientation_xyzw)
+
+    def _sense(self) -> None:
+        """The physics state as the walk node receives it at time_s (joint_states, imu, fsr)."""
+        i, s, t = self.inputs, self.state, self.time_s
+        i.time_s = self.controller.reference_time_s(t)
+        i.states_s = i.imu_s = t
+        i.q_measured[:] = s.position
+        i.q_received[:] = True
+        i.imu_yaw_rad = spatial.yaw_of(self._imu_attitude())
+        i.fsr_total_n[:] = (float(np.sum(s.fsr_left)), float(np.sum(s.fsr_right)))
+        i.fsr_s[:] = t
+        i.stiffness[:] = s.stiffness
+
+    def _publish_plan(self) -> None:
+        """The planner node's footsteps/plan: sent when its steps or feet changed."""
+        planner = self.planner
+        planner.advance_to(self.time_s)
+        steps, feet = planner.steps(), planner.feet
+        key = (len(steps), steps[0] if steps else None, steps[-1] if steps else None, feet.left, feet.right)
+        if self._plan_key is None or any(a is not b for a, b in zip(key, self._plan_key)):
+            self._plan_key = key
+            self.inputs.plan = walk_plan(planner.now_s, feet.left, feet.right, steps)
 
     def cycle(self) -> BalancerResult:
         """One motion cycle: the chain's command, then one physics cycle; the balancer's result."""
         start = time.perf_counter()
-        self.planner.advance_to(self.time_s)
-        steps, feet = self.heading.update(self.time_s, self.planner.steps(), self.planner.feet,
-                                          self._imu_yaw(), spatial.yaw_of(self.model_torso))
-        out = self.generator.step(self.time_s, steps, feet)
+        self._publish_plan()
+        self._sense()
+        out = self.controller.cycle(self.inputs)
+        if out.kill_move:
+            self.planner.kill_move()
         np.copyto(self.wish, self.stand)
-        self.wish[self.shoulders] += out.arm_offsets_rad
-        result = self.balancer.step(self.wish, balancer_reference(out), q_measured=self.state.position)
-        np.copyto(self.command, result.q)
-        np.copyto(self.model_torso, result.torso_world)
-        self.stabilizer.apply(self.command, self.state.imu_angular_velocity, out.support)
+        for arm in out.arm_swing_arms:
+            self.wish[self.shoulders[arm]] = out.arm_swing_rad[arm]
+        # This cycle's references were computed on the previous cycle's measurements, as the walk
+        # node sends them one cycle ahead; the ones just computed are the next cycle's.
+        reference, self.next_reference = self.next_reference, out.reference
+        command = self.whole_body.cycle(self.wish, reference, self.state.position,
+                                        self.state.imu_angular_velocity)
+        result = self.whole_body.result
+        # What the walk node will have at the next joint_states: this cycle's command and torso.
+        i = self.inputs
+        np.copyto(i.q_commanded, command)
+        np.copyto(i.torso_world, result.torso_world)
+        i.torso_s = self.time_s
         self.chain_time_s = time.perf_counter() - start
-        self.sim.set_command(self.command)
+        self.sim.set_command(command)
         self.state = self.sim.step()
         self.time_s += self.model.cycle_time_s
         self.worst_tilt_deg = max(self.worst_tilt_deg, math.degrees(self.state.torso_tilt_rad))
@@ -98,3 +150,7 @@ class SimulatedWalk:
     def planned_moved(self) -> Pose2D:
         """The planner's robot position: the odometry, started at the robot's pose (0, 0, 0)."""
         return self.planner.get_robot_position()
+
+    def odometry(self) -> Pose2D | None:
+        """The controller's odometry (base_footprint in odom, from the measured joints), as ``odom``."""
+        return self.walk_outputs.odometry

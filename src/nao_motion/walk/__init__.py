@@ -1,18 +1,20 @@
-"""Walk pattern generator core (pure Python on numpy/scipy; no rclpy).
+"""Walk core (pure Python on numpy/scipy; no rclpy).
 
 NAOqi's walk: a linear inverted pendulum (cart-table) under ZMP preview control (Kajita et al.,
-0.8 s preview), fed by the footstep planner's steps (``nao_motion.footsteps``). Per cycle the walk
-node turns the planner's steps by the measured heading error (``HeadingCorrection.update``, IMU
-yaw against the balancer's torso yaw) and calls ``WalkPatternGenerator.step(t_s, steps, feet)``
-with them, after advancing the planner to ``t_s`` (optionally ``feed_back_com(measured)`` first) and hands
-``balancer_reference(output)`` to the whole-body balancer; the balancer's command then goes
-through ``WalkStabilizer.apply(q_command, imu_angular_velocity_radps, output.support)`` (ankle
-damping from the IMU gyro, in place, allocation-free) before it is sent to the robot.
+0.8 s preview), fed by the footstep planner's steps (``nao_motion.footsteps``). The whole walk
+cycle is ``WalkController.cycle(inputs)`` (``controller``: state machine, protections,
+``odom -> wb_world`` anchoring, start from the held feet, heading correction
+(``HeadingCorrection``), ``WalkPatternGenerator``, arm swing ownership, odometry); it hands the
+whole-body balancer ``balancer_reference(output)``, and the whole-body cycle
+(``nao_motion.wholebody.cycle.WholeBodyCycle``) adds ``WalkStabilizer``'s ankle damping from
+the IMU gyro to the balancer's command before it is sent to the robot.
 """
 
 from .arm_swing import ARM_SWING_JOINTS, ArmSwing, ArmSwingConfig, swing_amplitude_rad
 from .balancer_reference import balancer_reference, sole_transform
 from .com_feedback import ComFeedback, ComFeedbackConfig
+from .controller import (WalkController, WalkControllerConfig, WalkInputs, WalkOutputs, WalkPlan, WalkState,
+                         footsteps_of, walk_plan)
 from .heading_correction import HeadingCorrection, HeadingCorrectionConfig, rotation_about
 from .pattern_generator import WalkConfig, WalkOutput, WalkPatternGenerator, stand_com_in_feet_frame
 from .preview_control import GRAVITY_MPS2, PreviewConfig, PreviewController, PreviewGains, preview_gains
@@ -36,12 +38,19 @@ __all__ = [
     "StabilizerConfig",
     "StepPhases",
     "WalkConfig",
+    "WalkController",
+    "WalkControllerConfig",
+    "WalkInputs",
     "WalkOutput",
+    "WalkOutputs",
     "WalkPatternGenerator",
+    "WalkPlan",
     "WalkStabilizer",
+    "WalkState",
     "ZmpReference",
     "ZmpReferenceConfig",
     "balancer_reference",
+    "footsteps_of",
     "horizontal_scaling",
     "lift_profile",
     "preview_gains",
@@ -50,4 +59,5 @@ __all__ = [
     "stand_com_in_feet_frame",
     "swing_amplitude_rad",
     "swing_foot_pose",
+    "walk_plan",
 ]

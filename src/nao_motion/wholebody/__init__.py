@@ -6,12 +6,17 @@
     balancer.apply(WholeBodySettings(balance_enabled=True))
     balancer.set_enabled(True)
     q_command = balancer.step(q_wish).q              # every cycle
+
+The whole-body node's cycle (the balancer, then the walk's ankle damping) is ``WholeBodyCycle``
+(``cycle.py``).
 """
 
 from .balancer import (BalancerConfig, BalancerResult, Mode, Outcome, WalkReference, WholeBodyBalancer,
                        WholeBodySettings)
+from .cycle import WholeBodyCycle
 from .modes import EFFECTORS, SUPPORT_LEGS, FootState, balance_refusal
 from .support_polygon import SupportPolygon
 
 __all__ = ["BalancerConfig", "BalancerResult", "Mode", "Outcome", "WalkReference", "WholeBodyBalancer",
-           "WholeBodySettings", "EFFECTORS", "SUPPORT_LEGS", "FootState", "balance_refusal", "SupportPolygon"]
+           "WholeBodySettings", "WholeBodyCycle", "EFFECTORS", "SUPPORT_LEGS", "FootState", "balance_refusal",
+           "SupportPolygon"]

@@ -1,0 +1,538 @@
+"""The walk's control cycle: the footstep planner's plan -> the whole-body balancer's references.
+
+One ``WalkController.cycle(inputs)`` per motion cycle is the whole walk: the walk node calls it
+on every ``joint_states`` message (decode -> cycle -> publish), ``nao_motion.sim.walking``
+calls it in process, so both run exactly this code. Per cycle, from what the robot and the
+other nodes said last (``WalkInputs``):
+
+* the state machine: IDLE -> WALKING (steps in progress or queued) -> SETTLING (no step left,
+  the planned CoM goes back over the feet: over when it is within ``SETTLED_M`` of the ZMP
+  reference and slower than ``SETTLED_MPS``, or ``MAX_SETTLE_S`` after the last step) -> IDLE;
+* the protections: foot contact (total FSR force below ``foot_contact_min_force_n`` for
+  ``FOOT_CONTACT_LOSS_S``: the robot is in the air) and leg stiffness (a leg joint at or below
+  ``MIN_LEG_STIFFNESS``, NAOqi's rule) refuse a walk that would start and stop one that runs,
+  with ``WalkOutputs.kill_move`` set: the planner's killMove must be called (its queue is its
+  own), until it has emptied the plan;
+* ``odom -> wb_world`` (``world_from_odom``): while idle, re-anchored every cycle so the plan's
+  planted feet are where the balancer holds the soles (its torso pose and the joints it
+  commands); kept for the whole walk from its start;
+* a walk starts from the feet where the balancer holds them (``start_from_actual_feet``) and
+  executes the plan turned by the heading the feet lost (``HeadingCorrection``: IMU yaw against
+  the balancer's torso yaw, at each lift-off); ``odom`` is brought back into the planner's
+  frame through that correction;
+* the generator is stepped once per motion cycle of the clock (a jump of up to
+  ``MAX_CATCH_UP_CYCLES`` is walked through sample by sample, a longer one resynchronises);
+* arm swing for the arms that are enabled and not held by a user command
+  (``user_arm_command``: an arm commanded by the user is theirs for the command's duration +
+  ``user_arm_hold_s``); a disabled arm swings back until its offset has faded out;
+* odometry: base_footprint (REP-120, yaw of the torso) in ``odom`` from the torso pose and FK
+  of the measured joints, and its twist in base_footprint;
+* moveInit's check: how far the measured posture is from the walk's (``move_init_error_rad``).
+
+No rclpy: times are seconds on the robot's clock (the ``joint_states`` stamps), frames as in
+the names. ``WalkInputs`` and ``WalkOutputs`` are allocated once and refilled.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields, replace
+from enum import Enum
+from typing import Protocol
+
+import numpy as np
+
+from ..footsteps.footstep import FeetState, Footstep, Leg
+from ..footsteps.gait_config import DEFAULT_GAIT_CONFIG
+from ..footsteps.pose2d import Pose2D
+from ..kinematics import ForwardKinematics
+from ..model import NaoModel
+from ..postures import posture
+from ..spatial import inverse, yaw_of
+from ..wholebody.balancer import WalkReference
+from .arm_swing import ARM_SWING_JOINTS
+from .balancer_reference import balancer_reference, world_from_odom
+from .heading_correction import HeadingCorrection, HeadingCorrectionConfig
+from .pattern_generator import WalkConfig, WalkOutput, WalkPatternGenerator
+from .start_feet import start_from_actual_feet
+
+__all__ = ["ARMS", "MAX_CATCH_UP_CYCLES", "PlanError", "WalkController", "WalkControllerConfig", "WalkInputs",
+           "WalkOutputs", "WalkPlan", "WalkState", "footsteps_of", "walk_plan"]
+
+WALK_POSTURE = "StandInit"  # the generator's CoM height and ZMP point come from it; moveInit goes there
+ARMS = ("LArm", "RArm")  # in ARM_SWING_JOINTS order
+# NAOqi: "if one joint of the legs has a stiffness equal or less than 0,6".
+MIN_LEG_STIFFNESS = 0.6
+# Lifted, the FSRs read about nothing; one low sample (a sensor glitch, a foot's impact
+# rebound) must not kill a walk, 5 cycles of it do.
+FOOT_CONTACT_LOSS_S = 0.05
+MAX_CATCH_UP_CYCLES = 10  # clock jumps up to this many cycles are walked through sample by sample
+MOVE_INIT_TOLERANCE_RAD = 0.05
+# The walk is over when the planned CoM is this close to the ZMP reference and this slow, or
+# at the latest this long after the last step (the preview controller settles in ~1 s).
+SETTLED_M, SETTLED_MPS, MAX_SETTLE_S = 0.002, 0.01, 2.0
+STEP_TIME_EPS_S = 1e-9  # the footstep planner's: times this close are the same instant
+MAX_USER_COMMAND_S = 60.0  # a user command holds an arm at most this long (+ the hold)
+
+
+class WalkState(str, Enum):
+    IDLE = "idle"
+    WALKING = "walking"  # steps in progress or queued
+    SETTLING = "settling"  # no step left: the CoM goes back over the feet
+
+
+@dataclass(frozen=True)
+class WalkControllerConfig:
+    """What the walk node exposes as parameters (same defaults; see its docstring)."""
+
+    move_arms_enabled_larm: bool = True  # setMoveArmsEnabled
+    move_arms_enabled_rarm: bool = True
+    com_feedback_gain: float = 0.0  # [0, 1]; read when a walk starts
+    heading_correction_gain: float = 1.0  # [0, 1]; read when a walk starts
+    foot_contact_protection: bool = True
+    foot_contact_min_force_n: float = 10.0
+    stiffness_protection: bool = True
+    user_arm_hold_s: float = 1.0
+    stale_timeout_s: float = 0.5  # joint_states / torso pose / IMU / FSR older than this are not used
+    move_init_timeout_s: float = 5.0
+
+    def validate(self) -> str | None:
+        """The reason this configuration is unusable, or None."""
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.type == "bool" and not isinstance(value, bool):
+                return f"{f.name} must be a bool, got {value!r}"
+            if f.type == "float" and not (isinstance(value, float) and math.isfinite(value)):
+                return f"{f.name} must be a finite double, got {value!r}"
+        for name in ("com_feedback_gain", "heading_correction_gain"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                return f"{name} must be in [0, 1], got {getattr(self, name)!r}"
+        for name in ("foot_contact_min_force_n", "user_arm_hold_s", "stale_timeout_s", "move_init_timeout_s"):
+            if getattr(self, name) <= 0.0:
+                return f"{name} must be > 0, got {getattr(self, name)!r}"
+        return None
+
+    @property
+    def arms_enabled(self) -> tuple[bool, bool]:
+        return self.move_arms_enabled_larm, self.move_arms_enabled_rarm
+
+
+class PlanError(ValueError):
+    """A plan whose steps cannot be walked (their times do not follow each other)."""
+
+
+class PlannedStepLike(Protocol):
+    """A planner's step as the plan carries it (``footsteps.Footstep`` or a decoded ``PlannedStep``)."""
+
+    leg: Leg
+    start_s: float
+    end_s: float
+    origin: Pose2D
+    target: Pose2D
+    support: Pose2D
+    step_height_m: float
+    torso_wx_rad: float
+    torso_wy_rad: float
+
+
+@dataclass(frozen=True)
+class WalkPlan:
+    """The planner's planted feet at ``time_s`` (its clock, s) and its steps (``odom``)."""
+
+    time_s: float
+    left: Pose2D
+    right: Pose2D
+    steps: tuple[Footstep, ...]
+
+
+def footsteps_of(steps: Sequence[PlannedStepLike]) -> tuple[Footstep, ...]:
+    """The plan's steps as the generator's Footsteps (PlanError if their times are unusable)."""
+    out = []
+    previous_end_s = -math.inf
+    for i, s in enumerate(steps):
+        if not (s.end_s > s.start_s >= previous_end_s - 1e-9):
+            raise PlanError(f"step {i}: times {s.start_s}..{s.end_s} s do not follow the previous step")
+        previous_end_s = s.end_s
+        move = s.target.relative_to(s.support)
+        out.append(Footstep(s.leg, move, move, s.origin, s.target, s.support, s.start_s, s.end_s,
+                            s.step_height_m, s.torso_wx_rad, s.torso_wy_rad))
+    return tuple(out)
+
+
+def walk_plan(time_s: float, left: Pose2D, right: Pose2D, steps: Sequence[PlannedStepLike]) -> WalkPlan:
+    """The plan the controller walks, from the planner's state or its decoded ``footsteps/plan``."""
+    return WalkPlan(time_s, left, right, footsteps_of(steps))
+
+
+@dataclass
+class WalkInputs:
+    """The newest of everything the walk uses; the caller refills it before each ``cycle``.
+
+    Times are seconds on the cycle's clock: when each value arrived (``-inf``: never).
+    """
+
+    time_s: float  # the cycle the references are for: ``WalkController.reference_time_s(joint_states stamp)``
+    q_measured: np.ndarray  # (26,) rad, joint_states
+    q_received: np.ndarray  # (26,) bool: measured at least once
+    states_s: float
+    q_commanded: np.ndarray  # (26,) rad, the whole-body node's joint_commands
+    commanded_received: np.ndarray  # (26,) bool
+    torso_world: np.ndarray  # 4x4, the whole-body node's torso pose in wb_world
+    torso_s: float
+    imu_yaw_rad: float
+    imu_s: float
+    fsr_total_n: np.ndarray  # (2,) N, total of each foot's 4 sensors [left, right]
+    fsr_s: np.ndarray  # (2,) when each foot's forces arrived
+    stiffness: np.ndarray  # (26,) 0..1
+    plan: WalkPlan | None = None  # the latest plan
+
+    @classmethod
+    def for_model(cls, model: NaoModel) -> "WalkInputs":
+        n = model.n_joints
+        return cls(
+            time_s=0.0, q_measured=np.zeros(n), q_received=np.zeros(n, dtype=bool), states_s=-math.inf,
+            q_commanded=np.zeros(n), commanded_received=np.zeros(n, dtype=bool), torso_world=np.eye(4),
+            torso_s=-math.inf, imu_yaw_rad=0.0, imu_s=-math.inf, fsr_total_n=np.full(2, math.nan),
+            fsr_s=np.full(2, -math.inf),
+            stiffness=np.ones(n),  # until told otherwise every joint is stiff (the collision filter's convention)
+        )
+
+
+@dataclass
+class WalkOutputs:
+    """One cycle's results (``WalkController.outputs``, refilled each cycle)."""
+
+    time_s: float = 0.0
+    state: WalkState = WalkState.IDLE
+    active_changed: bool = False  # the walk started or ended this cycle (moveIsActive)
+    started: bool = False
+    ended: bool = False
+    reason: str = "no walk yet"  # why the walk is in its state (the last event)
+    blocked: str | None = None  # a protection's reason this cycle
+    kill_move: bool = False  # call the planner's killMove (a protection refused or stopped the walk)
+    # New references this cycle (None: nothing to send): the balancer's, in wb_world ...
+    reference: WalkReference | None = None
+    # ... the planned ZMP (z = 0) and CoM in odom ...
+    zmp_odom_m: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    com_planned_odom_m: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    # ... and the shoulders' targets (rad, ARM_SWING_JOINTS order) for the arms in arm_swing_arms.
+    arm_swing_arms: tuple[int, ...] = ()
+    arm_swing_rad: np.ndarray = field(default_factory=lambda: np.zeros(2))
+    # Measured (None/False: no fresh joint_states and torso pose): base_footprint in odom, its
+    # twist in base_footprint (vx m/s, vy m/s, wz rad/s; kept from the last cycle that had one),
+    # the CoM in odom.
+    odometry: Pose2D | None = None
+    twist: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    measured: bool = False
+    com_measured_odom_m: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    steps: int = 0  # steps not yet ended
+    # (key, text) of what went wrong this cycle, for a throttled log.
+    warnings: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass
+class _Measurement:
+    """The robot as the balancer models it this cycle: torso pose (wb_world) + FK of joint_states."""
+
+    left_sole_world: np.ndarray  # 4x4
+    right_sole_world: np.ndarray  # 4x4
+    com_world_m: np.ndarray
+    footprint_world: np.ndarray  # 4x4, REP-120 base_footprint (yaw of the torso)
+
+
+class WalkController:
+    """The walk's state machine, protections, anchoring, generator and odometry (module docstring)."""
+
+    def __init__(self, model: NaoModel, config: WalkControllerConfig | None = None):
+        self.model = model
+        self.fk = ForwardKinematics(model)
+        self.dt_s = model.cycle_time_s
+        self.walk_config = WalkConfig.for_model(model, posture_name=WALK_POSTURE)
+        self.config = WalkControllerConfig()
+        self.configure(config or WalkControllerConfig())
+        self.generator: WalkPatternGenerator | None = None
+        self.generator_time_s = 0.0  # the clock time of the generator's last sample
+        self.required = np.array([j in self.fk.joint_names and j != "RHipYawPitch" for j in model.joint_names])
+        self.leg_indices = np.array([model.joint_index(j) for leg in ("LLeg", "RLeg")
+                                     for j in model.chains[leg].joints])
+        self.arm_joint_indices = [np.array([model.joint_index(j) for j in model.chains[arm].joints])
+                                  for arm in ARMS]
+        self.user_arm_until_s = [-math.inf, -math.inf]
+        self.heading = HeadingCorrection(self.walk_config.phases)
+        self.planned_start: dict[Leg, Pose2D] = {}  # each foot at the walk's start: as planned, as held
+        self.actual_start: dict[Leg, Pose2D] = {}
+        self.heading_corrected = False  # this walk started with a fresh IMU
+        self.low_force_since_s: float | None = None
+        self.plan: WalkPlan | None = None
+        self.state = WalkState.IDLE
+        self.last_moved: Leg | None = None  # the leg whose step ended last in this walk (the ZMP starts from the other)
+        self.step_in_progress: Footstep | None = None
+        self.last_step_s = -math.inf
+        self.world_from_odom: np.ndarray | None = None
+        self.odom_from_world: np.ndarray | None = None
+        self.previous_odom: tuple[float, Pose2D] | None = None
+        init_q = posture(model, WALK_POSTURE)
+        self.init_indices = np.concatenate([self.leg_indices, *self.arm_joint_indices])
+        self.init_q = init_q  # moveInit's posture: legs and arms of StandInit
+        self.arm_base_rad = np.array([init_q[model.joint_index(j)] for j in ARM_SWING_JOINTS])
+        self.outputs = WalkOutputs()
+
+    def reference_time_s(self, measured_s: float) -> float:
+        """The cycle whose references a cycle on measurements stamped ``measured_s`` computes: the
+        next one. The whole body then has them in hand when that cycle's measurements arrive, and
+        answers the robot at once (``nao_motion.wholebody.reference_queue``): the walk is a
+        feed-forward pattern, one cycle of lead costs it nothing, a second hop in the robot's
+        cycle would cost the robot its command on a busy machine."""
+        return measured_s + self.dt_s
+
+    def configure(self, config: WalkControllerConfig) -> None:
+        """New settings (ValueError with the reason if invalid); the gains count from the next walk."""
+        reason = config.validate()
+        if reason:
+            raise ValueError(reason)
+        self.config = config
+
+    # --- commands between cycles --------------------------------------------------------------
+    def user_arm_command(self, joint_names: Sequence[str], duration_s: float, now_s: float) -> None:
+        """A user command on these joints lasting ``duration_s``: an arm it touches is theirs
+        (no arm swing) until it ends + ``user_arm_hold_s``."""
+        commanded = {self.model.joint_index(n) for n in joint_names if self.model.has_joint(n)}
+        until_s = now_s + min(max(duration_s, 0.0), MAX_USER_COMMAND_S) + self.config.user_arm_hold_s
+        for i, indices in enumerate(self.arm_joint_indices):
+            if commanded.intersection(indices.tolist()):
+                self.user_arm_until_s[i] = max(self.user_arm_until_s[i], until_s)
+
+    def target_duration_s(self, joint_names: Sequence[str], targets_rad: Sequence[float],
+                          speeds_radps: Sequence[float], q_measured: np.ndarray) -> float:
+        """How long joint targets take at their speeds from the measured pose (the collision
+        filter's speeds: given ones, else at least its default 0.3 x maximum, i.e. 0 here)."""
+        duration_s = 0.0
+        if len(speeds_radps) == len(joint_names) == len(targets_rad):
+            for name, target, speed in zip(joint_names, targets_rad, speeds_radps):
+                if self.model.has_joint(name) and speed > 0.0 and math.isfinite(target):
+                    duration_s = max(duration_s, abs(target - q_measured[self.model.joint_index(name)]) / speed)
+        return duration_s
+
+    def arm_swinging(self, arm: int, now_s: float) -> bool:
+        return self.config.arms_enabled[arm] and now_s >= self.user_arm_until_s[arm]
+
+    def move_init_error_rad(self, q_measured: np.ndarray) -> float:
+        """The largest joint distance (rad) from moveInit's posture (reached within MOVE_INIT_TOLERANCE_RAD)."""
+        return float(np.max(np.abs(q_measured[self.init_indices] - self.init_q[self.init_indices])))
+
+    # --- cycle --------------------------------------------------------------------------------
+    def cycle(self, inputs: WalkInputs) -> WalkOutputs:
+        """One motion cycle at ``inputs.time_s``: the outputs (also ``self.outputs``)."""
+        now_s = inputs.time_s
+        out = self.outputs
+        out.time_s = now_s
+        out.active_changed = out.started = out.ended = out.kill_move = False
+        out.reference, out.arm_swing_arms, out.odometry = None, (), None
+        out.warnings.clear()
+        self.plan = inputs.plan
+        measurement = self._measure(inputs)
+        steps, feet = self._steps_now(now_s)
+        if self.state is WalkState.IDLE and measurement is not None:
+            self._anchor(feet, measurement, inputs)
+        blocked = out.blocked = self._protection(inputs)
+        if self.state is WalkState.IDLE and steps:
+            reason = blocked or (None if measurement is not None and self.world_from_odom is not None
+                                 else "no fresh joint_states and whole_body/torso_pose")
+            if reason:
+                self._refuse(f"walk refused, killMove: {reason}")
+            else:
+                self._start_walk(feet, measurement, inputs)
+        elif self.state is not WalkState.IDLE and blocked:
+            self._refuse(f"walk stopped, killMove: {blocked}")
+            self._end_walk(f"stopped: {blocked}")
+        if self.state is not WalkState.IDLE:
+            self._walk_cycle(inputs, steps, feet, measurement)
+        out.state, out.steps = self.state, len(steps)
+        out.measured = measurement is not None and self.odom_from_world is not None
+        if out.measured:
+            self._odometry(measurement, now_s)
+        return out
+
+    def _measure(self, inputs: WalkInputs) -> _Measurement | None:
+        stale_s, now_s = self.config.stale_timeout_s, inputs.time_s
+        if (now_s - inputs.torso_s > stale_s or now_s - inputs.states_s > stale_s
+                or not np.all(inputs.q_received[self.required])):
+            return None
+        state = self.fk.compute(inputs.q_measured)
+        torso = inputs.torso_world
+        return _Measurement(torso @ self.fk.pose(state, "l_sole"), torso @ self.fk.pose(state, "r_sole"),
+                            torso[:3, :3] @ state.com_torso_m + torso[:3, 3],
+                            torso @ self.fk.ground_frame(state, yaw_from="torso"))
+
+    def _steps_now(self, now_s: float) -> tuple[tuple[Footstep, ...], FeetState | None]:
+        """The steps not yet ended (the one in progress first) and the planted feet at now_s."""
+        if self.plan is None:
+            return (), None
+        # As the planner counts it: a step has ended at its end time, to within STEP_TIME_EPS_S.
+        ended_by_s = now_s + STEP_TIME_EPS_S
+        step = self.step_in_progress
+        # It ended even if the new plan no longer lists it; also when it ended on the planner's
+        # clock only (the plan's time is past the step's end, its feet include it): else its end
+        # would be lost and the ZMP would start the next double support from the wrong foot.
+        if step is not None and step.end_s <= max(ended_by_s, self.plan.time_s + STEP_TIME_EPS_S):
+            self.last_moved = step.leg
+        feet = FeetState(self.plan.left, self.plan.right, self.last_moved, self.plan.time_s)
+        steps = self.plan.steps
+        ended = 0
+        while ended < len(steps) and steps[ended].end_s <= ended_by_s:
+            feet = feet.after(steps[ended])
+            ended += 1
+        steps = steps[ended:]
+        self.last_moved = feet.last_moved
+        self.step_in_progress = steps[0] if steps and steps[0].start_s <= now_s else None
+        return steps, feet
+
+    def _anchor(self, feet: FeetState | None, measurement: _Measurement, inputs: WalkInputs) -> None:
+        if feet is None:  # no plan yet: the planner starts with the feet at the odom origin
+            half_m = 0.5 * DEFAULT_GAIT_CONFIG.foot_separation_m
+            feet = FeetState(Pose2D(0.0, half_m), Pose2D(0.0, -half_m), None, 0.0)
+        self.world_from_odom = world_from_odom(feet.left, feet.right, *self._held_soles(measurement, inputs))
+        self.odom_from_world = inverse(self.world_from_odom)
+
+    def _held_soles(self, measurement: _Measurement, inputs: WalkInputs) -> tuple[np.ndarray, np.ndarray]:
+        """Left and right soles (4x4, wb_world) where the balancer holds them: its torso and the
+        joints it commands. The measured joints differ by the servos' error under load (~1 deg at
+        a loaded hip, ~1 cm at the foot), which would make a swing foot jump at lift-off."""
+        if not np.all(inputs.commanded_received[self.required]):
+            return measurement.left_sole_world, measurement.right_sole_world
+        state = self.fk.compute(inputs.q_commanded)
+        return tuple(inputs.torso_world @ self.fk.pose(state, sole) for sole in ("l_sole", "r_sole"))
+
+    def _protection(self, inputs: WalkInputs) -> str | None:
+        cfg, now_s = self.config, inputs.time_s
+        if cfg.foot_contact_protection:
+            if np.any(now_s - inputs.fsr_s > cfg.stale_timeout_s):
+                return "no fresh fsr/left and fsr/right (foot contact protection)"
+            total_n = float(inputs.fsr_total_n[0] + inputs.fsr_total_n[1])
+            if total_n >= cfg.foot_contact_min_force_n:
+                self.low_force_since_s = None
+            else:
+                if self.low_force_since_s is None:
+                    self.low_force_since_s = now_s
+                if now_s - self.low_force_since_s >= FOOT_CONTACT_LOSS_S - 1e-9:
+                    return (f"no foot contact: FSR total {total_n:.1f} N < "
+                            f"{cfg.foot_contact_min_force_n} N (foot contact protection)")
+        if cfg.stiffness_protection:
+            legs = inputs.stiffness[self.leg_indices]
+            weakest = int(np.argmin(legs))
+            if legs[weakest] <= MIN_LEG_STIFFNESS:
+                name = self.model.joint_names[self.leg_indices[weakest]]
+                return f"{name} stiffness {legs[weakest]:.2f} <= {MIN_LEG_STIFFNESS} (stiffness protection)"
+        return None
+
+    def _refuse(self, reason: str) -> None:
+        out = self.outputs
+        out.reason, out.kill_move = reason, True
+        out.warnings.append((reason, reason))
+
+    def _start_walk(self, feet: FeetState, measurement: _Measurement, inputs: WalkInputs) -> None:
+        now_s, cfg = inputs.time_s, self.config
+        config = replace(self.walk_config,
+                         com_feedback=replace(self.walk_config.com_feedback, gain=cfg.com_feedback_gain))
+        self.generator = WalkPatternGenerator(config)
+        self.last_moved = None
+        start_feet = FeetState(feet.left, feet.right, None, feet.time_s)
+        self.planned_start = {Leg.LEFT: feet.left, Leg.RIGHT: feet.right}
+        self.actual_start = {leg: Pose2D.from_transform(self.odom_from_world @ sole)
+                             for leg, sole in zip((Leg.LEFT, Leg.RIGHT), self._held_soles(measurement, inputs))}
+        self.generator.reset(start_feet, self._odom_point(measurement.com_world_m)[:2])
+        self.generator_time_s = now_s - self.dt_s  # its last sample's time
+        gain = cfg.heading_correction_gain
+        self.heading = HeadingCorrection(config.phases, HeadingCorrectionConfig(gain=gain))
+        self.heading_corrected = gain > 0.0 and now_s - inputs.imu_s <= cfg.stale_timeout_s
+        model_yaw = yaw_of(inputs.torso_world)
+        self.heading.reset(start_feet, inputs.imu_yaw_rad if self.heading_corrected else model_yaw, model_yaw)
+        self.state = WalkState.WALKING
+        out = self.outputs
+        out.reason, out.started, out.active_changed = "walking", True, True
+
+    def _end_walk(self, reason: str) -> None:
+        self.state = WalkState.IDLE
+        self.last_moved = None
+        out = self.outputs
+        out.reason, out.ended, out.active_changed = reason, True, True
+
+    def _odom_point(self, point_world_m: np.ndarray) -> np.ndarray:
+        return self.odom_from_world[:3, :3] @ point_world_m + self.odom_from_world[:3, 3]
+
+    def _walk_cycle(self, inputs: WalkInputs, steps, feet: FeetState, measurement: _Measurement | None) -> None:
+        now_s, gen, out = inputs.time_s, self.generator, self.outputs
+        free = [self.arm_swinging(i, now_s) for i in range(2)]
+        gen.arms.set_enabled(*free)
+        if measurement is not None:
+            gen.feed_back_com(self._odom_point(measurement.com_world_m)[:2])
+        else:
+            out.warnings.append(("open_loop", "joint_states or torso pose stale: walking open loop"))
+        executed = self._executed(inputs, steps, feet)
+        # One generator sample per motion cycle of the clock, not per call: when the clock jumps
+        # several cycles (a late message, the simulator catching up), one sample would leave the
+        # COM behind the time-based ZMP reference and feet, and the robot falls.
+        dt_s = self.dt_s
+        due = round((now_s - self.generator_time_s) / dt_s)
+        if due > MAX_CATCH_UP_CYCLES:
+            out.warnings.append(("clock_jump", f"the clock jumped {due} cycles: the walk resynchronises"))
+            self.generator_time_s, due = now_s - dt_s, 1
+        for _ in range(due):
+            self.generator_time_s += dt_s
+            gen_out = gen.step(self.generator_time_s, *executed)
+        if due < 1:  # the same cycle again: nothing new to send
+            return
+        if steps:
+            self.state, self.last_step_s = WalkState.WALKING, now_s
+        else:
+            self.state = WalkState.SETTLING
+            settled = (np.linalg.norm(gen_out.com_m[:2] - gen_out.zmp_ref_m) <= SETTLED_M
+                       and np.linalg.norm(gen_out.com_velocity_mps[:2]) <= SETTLED_MPS)
+            if settled or now_s - self.last_step_s >= MAX_SETTLE_S:
+                self._end_walk("plan done")
+                return
+        self._references(gen_out)
+        self._arm_swing(gen_out.arm_offsets_rad, now_s)
+
+    def _executed(self, inputs: WalkInputs, steps, feet: FeetState):
+        """The plan started from the actual feet and turned by the heading correction; a stale IMU
+        or torso pose leaves the heading as it is."""
+        now_s = inputs.time_s
+        model_yaw = yaw_of(inputs.torso_world)
+        fresh = now_s - min(inputs.imu_s, inputs.torso_s) <= self.config.stale_timeout_s
+        if self.heading_corrected and not fresh:
+            self.outputs.warnings.append(("heading", "imu or torso pose stale: the heading correction holds"))
+        imu_yaw = inputs.imu_yaw_rad if self.heading_corrected and fresh else None
+        steps, feet = start_from_actual_feet(steps, feet, self.planned_start, self.actual_start)
+        return self.heading.update(now_s, steps, feet, imu_yaw, model_yaw)
+
+    def _references(self, gen_out: WalkOutput) -> None:
+        out = self.outputs
+        out.reference = balancer_reference(gen_out, self.world_from_odom)
+        # The generator works on the executed (heading-corrected) steps: back into odom.
+        zmp = self.heading.planned_from_executed(Pose2D(float(gen_out.zmp_m[0]), float(gen_out.zmp_m[1]), 0.0))
+        com = self.heading.planned_from_executed(Pose2D(float(gen_out.com_m[0]), float(gen_out.com_m[1]), 0.0))
+        out.zmp_odom_m[:] = (zmp.x, zmp.y, 0.0)
+        out.com_planned_odom_m[:] = (com.x, com.y, gen_out.com_m[2])
+
+    def _arm_swing(self, offsets_rad: np.ndarray, now_s: float) -> None:
+        """Swing the arms the user leaves alone; a disabled arm until its offset has faded out."""
+        out = self.outputs
+        out.arm_swing_arms = tuple(i for i in range(2) if now_s >= self.user_arm_until_s[i]
+                                   and (self.config.arms_enabled[i] or abs(offsets_rad[i]) > 1e-4))
+        np.add(self.arm_base_rad, offsets_rad, out=out.arm_swing_rad)
+
+    def _odometry(self, measurement: _Measurement, now_s: float) -> None:
+        out = self.outputs
+        pose = Pose2D.from_transform(self.odom_from_world @ measurement.footprint_world)
+        if self.state is not WalkState.IDLE:  # idle, the anchoring itself keeps odom the planner's frame
+            pose = self.heading.planned_from_executed(pose)
+        out.odometry = pose
+        if self.previous_odom is not None and now_s > self.previous_odom[0]:
+            then_s, before = self.previous_odom
+            delta = pose.relative_to(before)  # in the earlier base_footprint frame
+            dt_s = now_s - then_s
+            out.twist[:] = (delta.x / dt_s, delta.y / dt_s, delta.theta / dt_s)
+        self.previous_odom = (now_s, pose)
+        out.com_measured_odom_m[:] = self._odom_point(measurement.com_world_m)
