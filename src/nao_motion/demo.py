@@ -201,9 +201,13 @@ def run_demo(duration_s: float = 60.0, out_dir: Path = Path("out/demo"), version
     finally:
         rates = {k: round(m.rate_hz(), 1) for k, m in monitor.rates.items()}
         rtf, falls, cycle_times = monitor.real_time_factor(), monitor.falls(), _node_cycle_times_ms(monitor)
+        tf_frames = len(monitor.tf.frames())
+        if recorder is not None:
+            recorder.poll()
         sim_diagnostics = monitor.diagnostics.get("nao_motion: simulator", {})
         missed = f"{sim_diagnostics.get('missed_cycles', '?')} of {sim_diagnostics.get('cycles', '?')}"
         walk_finished = task is not None and not motion.isRunning(task)
+        walk_error = motion.post.errors.get(task) if task is not None else None
         if motion is not None:
             motion.close()
         node.destroy_node()
@@ -223,11 +227,11 @@ def run_demo(duration_s: float = 60.0, out_dir: Path = Path("out/demo"), version
         "tracking_error_deg": {"median": float(np.rad2deg(np.median(errors))) if errors else None,
                                "max": float(np.rad2deg(np.max(errors))) if errors else None},
         "rates_hz": rates, "real_time_factor": round(rtf, 2), "missed_cycles": missed, "cycle_time_ms": cycle_times,
-        "tf_frames": len(monitor.tf.frames()), "exit_codes": codes,
+        "tf_frames": tf_frames, "exit_codes": codes,
     }
     # The verdict follows the figures: a tilt past the simulator's fall threshold is a fall, even
     # when the simulator's own count (published twice a second) has not said so yet.
-    fell = falls > 0 or summary["max_tilt_deg"] >= np.rad2deg(DEFAULT_FALL_TILT_RAD)
+    fell = bool(falls > 0 or summary["max_tilt_deg"] >= np.rad2deg(DEFAULT_FALL_TILT_RAD))
     summary["fell"] = fell
     ok = (bool(samples) and not fell and summary["tf_frames"] > 30
           and all(c in CLEAN_EXIT_CODES for c in codes.values()))
@@ -240,10 +244,11 @@ def run_demo(duration_s: float = 60.0, out_dir: Path = Path("out/demo"), version
                   recorder.planned_steps(), np.array(summary["walk"]["path_xy_m"]), goal, plot,
                   f"NAO {version} moveTo{tuple(goal)}: footsteps, ZMP and centre of mass")
         pictures.append(str(plot))
-        summary["walk"]["finished"] = walk_finished
-        summary["walk"]["reached_goal"] = (summary["walk"]["position_error_m"] <= GOAL_TOLERANCE_M
+        summary["walk"]["finished"] = walk_finished and walk_error is None
+        summary["walk"]["error"] = None if walk_error is None else str(walk_error)
+        summary["walk"]["reached_goal"] = bool(summary["walk"]["position_error_m"] <= GOAL_TOLERANCE_M
                                            and summary["walk"]["heading_error_deg"] <= GOAL_TOLERANCE_DEG)
-        ok = ok and summary["walk"]["steps"] > 0 and walk_finished and summary["walk"]["reached_goal"]
+        ok = ok and summary["walk"]["steps"] > 0 and summary["walk"]["finished"] and summary["walk"]["reached_goal"]
     summary["pictures"], summary["ok"] = pictures, ok
     (out_dir / "summary.json").write_text(json.dumps(summary, indent=2))
     walked = (f"; walked to {np.round(summary['walk']['reached'], 3).tolist()} (goal {list(goal)}, error "

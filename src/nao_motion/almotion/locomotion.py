@@ -179,9 +179,19 @@ class LocomotionMethods:
         return plan
 
     def _loco_wait_finished(self, plan: FootstepPlan) -> None:
-        """Until a plan has no step; allowed the plan's duration (node clock) plus the timeout."""
-        duration_s = plan.steps[-1].end_s - plan.time_s if plan.steps else 0.0
-        self._loco_wait(lambda: not self._footstep_plan.steps, duration_s + self.timeout_s, "the move did not finish")
+        """Until a plan has no step; allowed the plan's duration plus the timeout on the planner's
+        clock (the plans' time: sim time in a simulation, whatever its real-time factor), and
+        the timeout of wall time without a new plan (the planner republishes it twice a second)."""
+        deadline_s = (plan.steps[-1].end_s if plan.steps else plan.time_s) + self.timeout_s
+        while True:
+            latest = self._footstep_plan
+            self._loco_wait(lambda: not self._footstep_plan.steps or self._footstep_plan is not latest,
+                            self.timeout_s, "the move did not finish: no footsteps/plan")
+            if not self._footstep_plan.steps:
+                return
+            if self._footstep_plan.time_s > deadline_s:
+                raise ALMotionError(f"the move did not finish within {deadline_s - plan.time_s:.1f} s "
+                                    "of the planner's clock")
 
     def _loco_trigger(self, client, call: str) -> None:
         """Call a service; return once the plan it made has arrived (so queries see it)."""

@@ -52,7 +52,6 @@ class WalkRecorder:
             self.steps[(step.leg.value, round(step.start_s, 3))] = step
 
     def array(self, topic: str) -> np.ndarray:
-        self.poll()
         return np.asarray(self.series[topic], dtype=float).reshape(-1, 3)
 
     def planned_steps(self) -> list[PlannedStep]:
