@@ -7,6 +7,8 @@ R = Rz(wz) @ Ry(wy) @ Rx(wx) (ALMath's position6DFromTransform).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 
@@ -87,26 +89,32 @@ def transform_from_position6d(p) -> np.ndarray:
 
 
 def quaternion_xyzw_from_rotation(r: np.ndarray) -> np.ndarray:
-    """Unit quaternion (x, y, z, w) of a rotation matrix (Shepperd's method)."""
-    trace = r[0, 0] + r[1, 1] + r[2, 2]
+    """Unit quaternion (x, y, z, w) of a rotation matrix (Shepperd's method).
+
+    Scalar arithmetic on a list: the nodes call it every cycle, and numpy's per-element
+    indexing and scalar functions cost more than the arithmetic itself."""
+    (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = r[:3, :3].tolist()
+    trace = r00 + r11 + r22
     if trace > 0.0:
-        s = 2.0 * np.sqrt(trace + 1.0)
-        q = [(r[2, 1] - r[1, 2]) / s, (r[0, 2] - r[2, 0]) / s, (r[1, 0] - r[0, 1]) / s, 0.25 * s]
-    elif r[0, 0] > r[1, 1] and r[0, 0] > r[2, 2]:
-        s = 2.0 * np.sqrt(1.0 + r[0, 0] - r[1, 1] - r[2, 2])
-        q = [0.25 * s, (r[0, 1] + r[1, 0]) / s, (r[0, 2] + r[2, 0]) / s, (r[2, 1] - r[1, 2]) / s]
-    elif r[1, 1] > r[2, 2]:
-        s = 2.0 * np.sqrt(1.0 + r[1, 1] - r[0, 0] - r[2, 2])
-        q = [(r[0, 1] + r[1, 0]) / s, 0.25 * s, (r[1, 2] + r[2, 1]) / s, (r[0, 2] - r[2, 0]) / s]
+        s = 2.0 * math.sqrt(trace + 1.0)
+        q = ((r21 - r12) / s, (r02 - r20) / s, (r10 - r01) / s, 0.25 * s)
+    elif r00 > r11 and r00 > r22:
+        s = 2.0 * math.sqrt(1.0 + r00 - r11 - r22)
+        q = (0.25 * s, (r01 + r10) / s, (r02 + r20) / s, (r21 - r12) / s)
+    elif r11 > r22:
+        s = 2.0 * math.sqrt(1.0 + r11 - r00 - r22)
+        q = ((r01 + r10) / s, 0.25 * s, (r12 + r21) / s, (r02 - r20) / s)
     else:
-        s = 2.0 * np.sqrt(1.0 + r[2, 2] - r[0, 0] - r[1, 1])
-        q = [(r[0, 2] + r[2, 0]) / s, (r[1, 2] + r[2, 1]) / s, 0.25 * s, (r[1, 0] - r[0, 1]) / s]
-    q = np.asarray(q)
-    return q / np.linalg.norm(q)
+        s = 2.0 * math.sqrt(1.0 + r22 - r00 - r11)
+        q = ((r02 + r20) / s, (r12 + r21) / s, 0.25 * s, (r10 - r01) / s)
+    norm = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+    return np.array(q) / norm
 
 
 def rotation_from_quaternion_xyzw(q) -> np.ndarray:
-    x, y, z, w = np.asarray(q, dtype=float) / np.linalg.norm(q)
+    x, y, z, w = (float(v) for v in q)
+    norm = math.sqrt(x * x + y * y + z * z + w * w)
+    x, y, z, w = x / norm, y / norm, z / norm, w / norm
     return np.array([
         [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
         [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],

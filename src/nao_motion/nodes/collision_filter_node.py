@@ -70,7 +70,7 @@ from ..joint_input import JointInputError, parse_joint_values
 from ..model import SUPPORTED_VERSIONS, NaoModel
 from ..ros.conversions import stamp_seconds
 from ..ros.node_tools import CycleDiagnostics, ValidatedParameters, merge_joint_positions, run_node, throttled_warning
-from ..ros.qos import CYCLE_QOS
+from ..ros.qos import CYCLE_QOS, LATEST_QOS
 
 KEEP_ALIVE_S = 0.5
 SETTLED_RAD = 1e-9  # a command that moves less than this between two cycles has settled (QP round-off)
@@ -115,7 +115,7 @@ class CollisionFilterNode(Node):
         self.marker_pub = self.create_publisher(MarkerArray, "collision_filter/markers", 10)
         self.create_subscription(JointState, "joint_targets", self.on_targets, CYCLE_QOS)
         self.create_subscription(JointTrajectory, "joint_trajectory", self.on_trajectory, CYCLE_QOS)
-        self.create_subscription(JointState, "joint_states", self.on_joint_states, CYCLE_QOS)
+        self.create_subscription(JointState, "joint_states", self.on_joint_states, LATEST_QOS)
         self.create_subscription(JointState, "joint_stiffness", self.on_stiffness, CYCLE_QOS)
         for chain in PROTECTION_CHAINS:
             self.create_service(SetBool, f"collision_filter/set_protection/{chain}",

@@ -1,5 +1,6 @@
 """The suite's nodes composed in one process: still separate ROS 2 nodes, with their own names,
-parameters (their own config/*.yaml), remaps and topics, spun by one executor.
+parameters (their own config/*.yaml), remaps and topics, spun by one executor, but for the
+whole-body node, which answers the robot every cycle and has an executor and a thread of its own.
 
 Why: every rclpy process pays for its interpreter and for an executor that wakes once per
 message of every subscription. The suite's nodes all take the robot's 100 Hz streams
@@ -61,9 +62,18 @@ def node_factory(spec: NodeSpec, overrides: list[Parameter]):
     return partial(node_class, cli_args=node_arguments(spec), parameter_overrides=overrides)
 
 
+# The node that answers the robot's joint_states with its command spins on a thread of its own:
+# the others' work, whose results have a cycle of slack (the walk's references are one cycle
+# ahead), does not delay the robot's command.
+OWN_THREAD = ("whole_body",)
+
+
 def main(args=None) -> None:
     overrides = process_parameters(sys.argv if args is None else args)
-    run_nodes([node_factory(spec, overrides) for spec in suite_nodes()], args)
+    specs = suite_nodes()
+    shared = [node_factory(spec, overrides) for spec in specs if spec.executable not in OWN_THREAD]
+    own = [[node_factory(spec, overrides)] for spec in specs if spec.executable in OWN_THREAD]
+    run_nodes([shared, *own], args)
 
 
 if __name__ == "__main__":

@@ -100,7 +100,7 @@ from ..ros.node_tools import (
     run_node,
     throttled_warning,
 )
-from ..ros.qos import CYCLE_QOS, LATCHED_QOS
+from ..ros.qos import CYCLE_QOS, LATCHED_QOS, LATEST_QOS
 from ..ros.sampled import SampledSubscription
 from ..spatial import quaternion_xyzw_from_rotation, rotation_from_quaternion_xyzw, transform, yaw_of
 from ..walk import ARM_SWING_JOINTS
@@ -190,7 +190,7 @@ class WalkNode(Node):
         self.marker_pub = self.create_publisher(MarkerArray, "walk/markers", 10)
         self.tf = TfPublisher(self)
         self.create_subscription(Float64MultiArray, "footsteps/plan", self.on_plan, LATCHED_QOS)
-        self.create_subscription(JointState, "joint_states", self.on_joint_states, CYCLE_QOS)
+        self.create_subscription(JointState, "joint_states", self.on_joint_states, LATEST_QOS)
         self.torso_sub = SampledSubscription(self, PoseStamped, "whole_body/torso_pose")
         self.commands_sub = SampledSubscription(self, JointState, "joint_commands")
         self.imu_sub = SampledSubscription(self, Imu, "imu")

@@ -70,7 +70,7 @@ from ..ros.conversions import (
     stamp_seconds,
 )
 from ..ros.node_tools import CycleDiagnostics, ValidatedParameters, merge_joint_positions, run_node, throttled_warning
-from ..ros.qos import CYCLE_QOS
+from ..ros.qos import CYCLE_QOS, LATEST_QOS
 from ..ros.sampled import SampledSubscription
 from ..spatial import quaternion_xyzw_from_rotation, rotation_from_quaternion_xyzw, transform
 from ..walk.stabilizer import StabilizerConfig
@@ -143,7 +143,7 @@ class WholeBodyNode(Node):
         self.torso_pub = self.create_publisher(PoseStamped, "whole_body/torso_pose", CYCLE_QOS)
         self.marker_pub = self.create_publisher(MarkerArray, "whole_body/markers", 10)
         self.create_subscription(JointState, "collision_filter/safe_joint_commands", self.on_wish, CYCLE_QOS)
-        self.create_subscription(JointState, "joint_states", self.on_joint_states, CYCLE_QOS)
+        self.create_subscription(JointState, "joint_states", self.on_joint_states, LATEST_QOS)
         self.imu_sub = SampledSubscription(self, Imu, "imu")
         self.create_subscription(Vector3Stamped, "whole_body/effector/Head",
                                  partial(self.on_effector, "Head"), 10)

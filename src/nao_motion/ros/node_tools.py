@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import faulthandler
 import signal
+import sys
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -168,15 +169,42 @@ TEARDOWN_TIMEOUT_S = 4  # whole seconds (signal.alarm); within NodeProcess.stop'
 
 def run_node(node_class: type[Node], args=None) -> None:
     """Entry point shared by the nodes: init, spin until Ctrl-C or shutdown, clean up."""
-    run_nodes([node_class], args)
+    run_nodes([[node_class]], args)
 
 
-def run_nodes(node_factories: list[Callable[[], Node]], args=None) -> None:
-    """Init, make the nodes, spin them in one executor until Ctrl-C or shutdown, clean up.
+def drop_publisher_events(node: Node) -> None:
+    """Take the publishers' QoS event handlers out of the executor's wait set.
 
-    One node per process is the usual ROS 2 way; several (``nao_motion.nodes.suite_node``) share
-    one executor, so a message that several of them take wakes the process once.
+    rclpy gives every publisher and subscription a default "incompatible QoS" handler, and the
+    executor puts every handler in the wait set it rebuilds at each wake-up: in the suite that was
+    about a tenth of a core at 100 Hz. A subscriber reports an incompatible publisher itself
+    (ours keep their handlers; rviz and other tools theirs), so the publisher side's report only
+    repeats it."""
+    from .sampled import NeverExecuted
+
+    never = NeverExecuted()
+    for publisher in node.publishers:
+        for handler in publisher.event_handlers:
+            handler.callback_group = never
+
+
+# With several executor threads in a process, how soon a thread woken by a message gets the GIL
+# from a busy one (Python's default, 5 ms, is half a motion cycle).
+THREAD_SWITCH_INTERVAL_S = 0.0005
+
+
+def run_nodes(groups: list[list[Callable[[], Node]]], args=None) -> None:
+    """Init, make the nodes, spin each group in an executor of its own until Ctrl-C or shutdown,
+    clean up.
+
+    One node per process is the usual ROS 2 way. Several nodes in one group share an executor (a
+    message that several of them take wakes the process once); a group of its own, on its own
+    thread, serves its node's messages as soon as they come, whatever the others are doing
+    (``nao_motion.nodes.suite_node``: the node that answers the robot every cycle). The first
+    group spins on the main thread, which takes Ctrl-C.
     """
+    import threading
+
     import rclpy
     from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 
@@ -184,13 +212,32 @@ def run_nodes(node_factories: list[Callable[[], Node]], args=None) -> None:
     # how a node that hangs (at shutdown, in DDS) tells where.
     faulthandler.register(STACK_DUMP_SIGNAL, all_threads=True)
     rclpy.init(args=args)
-    nodes = []
+    nodes, failures = [], []
+
+    def spin(executor) -> None:
+        try:
+            executor.spin()
+        except ExternalShutdownException:
+            pass
+        except Exception as err:  # a worker's failure ends the process, as the main thread's does
+            failures.append(err)
+            rclpy.try_shutdown()
+
     try:
-        executor = SingleThreadedExecutor()
-        for make in node_factories:
-            nodes.append(make())
-            executor.add_node(nodes[-1])
-        executor.spin()
+        executors = []
+        for group in groups:
+            executors.append(SingleThreadedExecutor())
+            for make in group:
+                nodes.append(make())
+                drop_publisher_events(nodes[-1])
+                executors[-1].add_node(nodes[-1])
+        if len(executors) > 1:
+            sys.setswitchinterval(THREAD_SWITCH_INTERVAL_S)
+        for executor in executors[1:]:
+            threading.Thread(target=spin, args=(executor,), daemon=True).start()
+        executors[0].spin()
+        if failures:
+            raise failures[0]
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     except Exception as err:
@@ -198,7 +245,7 @@ def run_nodes(node_factories: list[Callable[[], Node]], args=None) -> None:
         # callback's "context is invalid" error is part of a clean stop. A Ctrl-C that lands
         # while rclpy converts a message it takes surfaces as pybind11's conversion error, its
         # KeyboardInterrupt swallowed: a clean stop too. Anything else is not.
-        if rclpy.ok() and not str(err).startswith(INTERRUPTED_TAKE):
+        if (rclpy.ok() or failures) and not str(err).startswith(INTERRUPTED_TAKE):
             raise
     finally:
         # The rmw's teardown now and then hangs in C, deaf to Ctrl-C (seen with Fast DDS, in

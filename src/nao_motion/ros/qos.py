@@ -12,3 +12,7 @@ TF_STATIC_QOS = QoSProfile(
 LATCHED_QOS = TF_STATIC_QOS
 # Per-cycle streams: keep only a few, a late sample is worthless.
 CYCLE_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)
+# The message that drives a node's cycle (joint_states): only the newest. A backlog never drains
+# in an executor that takes one message per subscription per wake-up: one hiccup would leave the
+# cycle that many messages behind for good. A superseded message is worthless; it is skipped.
+LATEST_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)

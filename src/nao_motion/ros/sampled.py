@@ -21,7 +21,7 @@ from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
 
-class _NeverExecuted(CallbackGroup):
+class NeverExecuted(CallbackGroup):
     """Entities of this group are never put in an executor's wait set."""
 
     def can_execute(self, entity) -> bool:
@@ -54,7 +54,7 @@ class SampledSubscription:
         self.msg_type, self.raw, self.topic = msg_type, raw, topic
         self.subscription = node.create_subscription(
             msg_type, topic, _unused_callback, sampled_qos(depth, latched),
-            callback_group=_NeverExecuted(), raw=raw)
+            callback_group=NeverExecuted(), raw=raw)
 
     def _take(self):
         sub = self.subscription
@@ -75,5 +75,5 @@ class SampledSubscription:
         return messages
 
 
-def _unused_callback(msg) -> None:  # the executor never runs it (see _NeverExecuted)
+def _unused_callback(msg) -> None:  # the executor never runs it (see NeverExecuted)
     raise AssertionError("a sampled subscription's callback ran")
