@@ -19,7 +19,7 @@ from sensor_msgs.msg import JointState
 from ..joint_input import JointInputError, parse_joint_values
 from ..kinematics import ForwardKinematics
 from ..model import NaoModel
-from ..ros.qos import CYCLE_QOS
+from ..ros.sampled import SampledSubscription
 
 
 class ALMotionError(RuntimeError):
@@ -37,8 +37,10 @@ class ClientBase:
         self.node = rclpy.create_node(node_name)
         self._lock = threading.Lock()
         self._sensed = self._commanded = None
-        self.node.create_subscription(JointState, "joint_states", self._on_states, CYCLE_QOS)
-        self.node.create_subscription(JointState, "joint_commands", self._on_commands, CYCLE_QOS)
+        # Read when a call asks (a script's process should not wake a hundred times a second
+        # for the robot's streams): every message since the last read is merged.
+        self._states = SampledSubscription(self.node, JointState, "joint_states", depth=20)
+        self._commands = SampledSubscription(self.node, JointState, "joint_commands", depth=20)
         self._executor = SingleThreadedExecutor()
         self._executor.add_node(self.node)
         self._thread = threading.Thread(target=self._executor.spin, daemon=True)
@@ -53,18 +55,18 @@ class ClientBase:
         q[parsed.indices] = parsed.values
         return q
 
-    def _on_states(self, msg: JointState) -> None:
+    def _read(self) -> None:
         with self._lock:
-            self._sensed = self._merge(self._sensed, msg)
-
-    def _on_commands(self, msg: JointState) -> None:
-        with self._lock:
-            self._commanded = self._merge(self._commanded, msg)
+            for msg in self._states.take_all():
+                self._sensed = self._merge(self._sensed, msg)
+            for msg in self._commands.take_all():
+                self._commanded = self._merge(self._commanded, msg)
 
     def configuration(self, use_sensor_values: bool) -> np.ndarray:
         """Sensed joint angles, or the last command (NAOqi's useSensors=False) when one was seen."""
         deadline = time.monotonic() + self.timeout_s
         while True:
+            self._read()
             with self._lock:
                 q = self._sensed if use_sensor_values or self._commanded is None else self._commanded
             if q is not None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 
 from nav_msgs.msg import Odometry
 from rcl_interfaces.srv import GetParameters, SetParametersAtomically
@@ -26,6 +27,7 @@ from std_msgs.msg import Bool
 from std_srvs.srv import Trigger
 
 from ..ros.qos import LATCHED_QOS
+from ..ros.sampled import SampledSubscription
 from .client_base import ALMotionError
 from .post import PostMethods
 
@@ -41,9 +43,9 @@ class WalkMethods(PostMethods):
         node = self.node
         self._walk_state = threading.Condition()
         self._walk_active: bool | None = None  # None: no walk node seen
-        self._odometry: list[float] | None = None
         node.create_subscription(Bool, f"{WALK_NODE}/active", self._on_walk_active, LATCHED_QOS)
-        node.create_subscription(Odometry, "odom", self._on_odometry, 10)
+        self._odometry = SampledSubscription(node, Odometry, "odom")  # 100 Hz: read when asked
+        self._robot_position: list[float] | None = None
         self._walk_init_client = node.create_client(Trigger, f"{WALK_NODE}/move_init")
         self._walk_set_client = node.create_client(SetParametersAtomically, f"{WALK_NODE}/set_parameters_atomically")
         self._walk_get_client = node.create_client(GetParameters, f"{WALK_NODE}/get_parameters")
@@ -77,10 +79,16 @@ class WalkMethods(PostMethods):
         """[x, y, theta] (m, rad) in odom: measured (odometry) or commanded (the plan's feet)."""
         if not useSensors:
             return self._loco_plan().robot_position().as_list()
-        with self._walk_state:
-            if not self._walk_state.wait_for(lambda: self._odometry is not None, self.timeout_s):
+        deadline = time.monotonic() + self.timeout_s
+        while (msg := self._odometry.take_latest()) is None and self._robot_position is None:
+            if time.monotonic() > deadline:
                 raise ALMotionError(f"no odom within {self.timeout_s} s: is the walk node running?")
-            return list(self._odometry)
+            time.sleep(0.01)
+        if msg is not None:
+            p, q = msg.pose.pose.position, msg.pose.pose.orientation
+            yaw = math.atan2(2.0 * (q.w * q.z + q.x * q.y), 1.0 - 2.0 * (q.y * q.y + q.z * q.z))
+            self._robot_position = [p.x, p.y, yaw]
+        return list(self._robot_position)
 
     def setMoveArmsEnabled(self, leftArmEnable: bool, rightArmEnable: bool) -> None:
         """Arm swing while walking, per arm (user arm commands take priority anyway)."""
@@ -104,13 +112,6 @@ class WalkMethods(PostMethods):
     def _on_walk_active(self, msg: Bool) -> None:
         with self._walk_state:
             self._walk_active = msg.data
-            self._walk_state.notify_all()
-
-    def _on_odometry(self, msg: Odometry) -> None:
-        p, q = msg.pose.pose.position, msg.pose.pose.orientation
-        yaw = math.atan2(2.0 * (q.w * q.z + q.x * q.y), 1.0 - 2.0 * (q.y * q.y + q.z * q.z))
-        with self._walk_state:
-            self._odometry = [p.x, p.y, yaw]
             self._walk_state.notify_all()
 
     def _walk_wait_ended(self) -> None:
