@@ -103,6 +103,7 @@ class SimulatorNode(Node):
         self._commands_since_step = 0  # joint_commands received since the last physics cycle
         self._commands_started = False
         self.cycles = self.missed_cycles = 0
+        self.catch_up_cycles = 0  # cycles stepped late, right after another, to keep real time
         self._was_fallen = False
         self._rtf_window = (time.monotonic(), self.sim.time_s)
         self.diagnostics = CycleDiagnostics(self, "simulator", self.sim.control_period_s)
@@ -275,6 +276,7 @@ class SimulatorNode(Node):
             if behind > MAX_CATCH_UP_CYCLES:  # far behind (paused, overloaded): restart the schedule
                 self._schedule = (time.monotonic(), self.sim.time_s)
                 behind = MAX_CATCH_UP_CYCLES
+        self.catch_up_cycles += max(0, behind - 1)
         for _ in range(behind):
             self._step_once()
 
@@ -319,6 +321,7 @@ class SimulatorNode(Node):
                 "falls": str(self.sim.falls),
                 "cycles": str(self.cycles),
                 "missed_cycles": str(self.missed_cycles),
+                "catch_up_cycles": str(self.catch_up_cycles),
                 "fallen": str(self.sim.fallen),
             })
 

@@ -23,7 +23,7 @@ first read it. Plans, user commands, stiffness and services are ordinary callbac
 | sub | `fsr/left`, `fsr/right` | std_msgs/Float32MultiArray | 4 forces per foot, N (foot contact protection) |
 | sub | `joint_stiffness` | sensor_msgs/JointState | stiffness 0..1 in `effort`; empty names with one value: every joint (stiffness protection) |
 | sub | `joint_targets`, `joint_trajectory` | sensor_msgs/JointState, trajectory_msgs/JointTrajectory | a user command on an arm's joints leaves that arm to the user (no arm swing) for the command's duration + `user_arm_hold_s`; messages whose `header.frame_id` starts with ``walk_`` are this node's own |
-| pub | `whole_body/com_reference` | geometry_msgs/PointStamped | CoM for the next cycle, m, ``wb_world``; stamped with that cycle's time (the `joint_states` stamp + one cycle) |
+| pub | `whole_body/com_reference` | geometry_msgs/PointStamped | CoM for the next cycle, m, ``wb_world``; stamped with that cycle's time (the `joint_states` stamp + one cycle, ``REFERENCE_LEAD_CYCLES``) |
 | pub | `whole_body/foot_references` | geometry_msgs/PoseArray | [left sole, right sole] for the next cycle, ``wb_world``; stamped like `whole_body/com_reference` |
 | pub | `whole_body/support` | std_msgs/String | ``Legs``, ``LLeg`` or ``RLeg`` |
 | pub | `walk/zmp`, `walk/com` | geometry_msgs/PointStamped | planned ZMP (z = 0) and CoM, m, ``odom``, while walking |

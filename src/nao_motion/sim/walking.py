@@ -12,9 +12,9 @@ What the controller reads is what the walk node receives: the simulated joint po
 yaw, FSR totals and joint stiffness of the current physics state, and the whole body's torso
 pose and (damped) command of the previous cycle, as over DDS, where the whole-body node
 publishes them after its cycle and the walk node reads them at the next ``joint_states``. The
-controller computes the references for the next cycle (``reference_time_s``, as the walk node
-sends them one cycle ahead); the whole-body cycle gets the ones computed in the previous cycle
-for this one, and this cycle's gyro. Not in this chain: the
+controller computes the references for a later cycle (``reference_time_s``, as the walk node
+sends them ahead); the whole-body cycle takes the ones stamped for this cycle through the
+whole-body node's ``WalkReferenceQueue``, and this cycle's gyro. Not in this chain: the
 collision filter between the arm swing's ``joint_targets`` and the whole body's wish (the
 shoulder targets go into the wish directly, one or two cycles earlier than over DDS; the
 swing's rate is within the filter's speed limit) and the transport's own jitter.
@@ -43,9 +43,11 @@ from ..walk import ARM_SWING_JOINTS
 from ..walk.controller import WalkController, WalkInputs, WalkOutputs, walk_plan
 from ..wholebody.balancer import BalancerResult, WholeBodySettings
 from ..wholebody.cycle import WholeBodyCycle
+from ..wholebody.reference_queue import WalkReferenceQueue
 from .simulator import NaoSimulator
 
 SETTLE_CYCLES = 50  # the robot settles on the floor before the walk starts
+REFERENCE_TIMEOUT_S = 0.1  # the whole-body node's default reference_timeout_s
 
 
 class SimulatedWalk:
@@ -76,7 +78,7 @@ class SimulatedWalk:
         i.torso_s = 0.0
         self.command = self.whole_body.command
         self.walk_outputs: WalkOutputs = self.controller.outputs
-        self.next_reference = None  # the walk's references for the next cycle
+        self.references = WalkReferenceQueue()  # the walk's references, for the cycles they are for
         self.time_s = 0.0
         self.chain_time_s = 0.0  # wall time of the last cycle's walk controller + whole-body cycle
         self.worst_tilt_deg = 0.0
@@ -122,9 +124,13 @@ class SimulatedWalk:
         np.copyto(self.wish, self.stand)
         for arm in out.arm_swing_arms:
             self.wish[self.shoulders[arm]] = out.arm_swing_rad[arm]
-        # This cycle's references were computed on the previous cycle's measurements, as the walk
-        # node sends them one cycle ahead; the ones just computed are the next cycle's.
-        reference, self.next_reference = self.next_reference, out.reference
+        # The references just computed are for a later cycle (the walk node sends them ahead);
+        # this cycle takes the ones stamped for it, through the whole-body node's own queue.
+        if out.reference is not None:
+            self.references.set_support(out.reference.support)
+            self.references.add_com(out.time_s, out.reference.com_world_m)
+            self.references.add_feet(out.time_s, out.reference.left_sole_world, out.reference.right_sole_world)
+        reference = self.references.select(self.time_s, REFERENCE_TIMEOUT_S)
         command = self.whole_body.cycle(self.wish, reference, self.state.position,
                                         self.state.imu_angular_velocity)
         result = self.whole_body.result

@@ -1,13 +1,13 @@
 """The walk's references as the whole-body cycle receives them: COM and feet, each stamped with the
 cycle they are for, paired by stamp, and the right one picked at each cycle.
 
-Why a queue. The walk computes each cycle's references one cycle ahead (``WalkController``: on
-the robot's joint_states at t, the references for t + dt), so that the whole body answers the
+Why a queue. The walk computes each cycle's references ahead (``WalkController``: on the
+robot's joint_states at t, the references for t + dt), so that the whole body answers the
 robot's next joint_states at once with references already in hand: the chain robot -> whole body
--> robot is one hop, not two, and fits the motion cycle on a busy machine. The references for
-t + dt may arrive before or after the joint_states at t is served: the queue keeps the last few
-and a cycle at t takes the newest one stamped no later than t. One that came late (the walk a
-cycle behind) is replaced by the newest older one, counted in ``late``: the robot gets a
+-> robot is one hop, not two, and fits the motion cycle on a busy machine. References arrive
+ahead of the cycles they are for: the queue keeps the last few and a cycle at t takes the newest
+one stamped no later than t. One that came late (the walk a
+cycle or more behind) is replaced by the newest older one, counted in ``late``: the robot gets a
 command every cycle, never a skipped one.
 
 The COM and the feet arrive as separate messages; the support ("Legs", "LLeg", "RLeg") has no
