@@ -22,6 +22,7 @@ no node above 10 % standing, 0 missed cycles walking, also with one core busy.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import subprocess
 import sys
@@ -86,8 +87,7 @@ def run(version: str, stand_s: float, walk_s: float, composed: bool, load: bool)
     load_process = subprocess.Popen([sys.executable, "-c", LOAD_PROGRAM]) if load else None
     logs = Path(tempfile.mkdtemp(prefix="nao_motion_bench_suite_"))
     suite = Suite(env, version, 1.0, log_dir=logs, composed=composed).start()
-    import os
-
+    # This process's own rclpy (the monitor, the ALMotion client) joins the suite's domain.
     saved = {k: os.environ.get(k) for k in ("ROS_DOMAIN_ID", "ROS_AUTOMATIC_DISCOVERY_RANGE")}
     os.environ.update({k: env[k] for k in saved})
     rclpy.init()
