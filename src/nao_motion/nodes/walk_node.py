@@ -26,8 +26,8 @@ first read it. Plans, user commands, stiffness and services are ordinary callbac
 | pub | `whole_body/com_reference` | geometry_msgs/PointStamped | CoM for the next cycle, m, ``wb_world``; stamped with that cycle's time (the `joint_states` stamp + one cycle, ``REFERENCE_LEAD_CYCLES``) |
 | pub | `whole_body/foot_references` | geometry_msgs/PoseArray | [left sole, right sole] for the next cycle, ``wb_world``; stamped like `whole_body/com_reference` |
 | pub | `whole_body/support` | std_msgs/String | ``Legs``, ``LLeg`` or ``RLeg`` |
-| pub | `walk/zmp`, `walk/com` | geometry_msgs/PointStamped | planned ZMP (z = 0) and CoM, m, ``odom``, while walking |
-| pub | `walk/com_measured` | geometry_msgs/PointStamped | CoM from torso pose + FK of `joint_states`, m, ``odom`` |
+| pub | `walk/zmp`, `walk/com` | geometry_msgs/PointStamped | planned ZMP (z = 0) and CoM, m, ``odom``, while walking and subscribed |
+| pub | `walk/com_measured` | geometry_msgs/PointStamped | CoM from torso pose + FK of `joint_states`, m, ``odom``, while subscribed |
 | pub | `odom` | nav_msgs/Odometry | base_footprint in ``odom`` (x, y, yaw; twist in ``base_footprint``) from torso pose + FK |
 | pub | `/tf` | tf2_msgs/TFMessage | ``odom -> base_footprint`` (the kinematics node publishes base_footprint -> base_link) |
 | pub | `walk/active` | std_msgs/Bool (transient local) | moveIsActive: on every change and at 1 Hz |
@@ -432,8 +432,8 @@ class WalkNode(Node):
         self.zmp_msg.header.stamp = self.com_msg.header.stamp = stamp
         set_vector_fields(self.zmp_msg.point, out.zmp_odom_m)
         set_vector_fields(self.com_msg.point, out.com_planned_odom_m)
-        self.zmp_pub.publish(self.zmp_msg)
-        self.com_pub.publish(self.com_msg)
+        publish_if_subscribed(self.zmp_pub, self.zmp_msg)
+        publish_if_subscribed(self.com_pub, self.com_msg)
         if self.marker_pub.get_subscription_count() == 0:
             self.trail.clear()
             return
@@ -467,7 +467,7 @@ class WalkNode(Node):
         self.tf.send([self.odom_transform])
         self.com_measured_msg.header.stamp = stamp
         set_vector_fields(self.com_measured_msg.point, out.com_measured_odom_m)
-        self.com_measured_pub.publish(self.com_measured_msg)
+        publish_if_subscribed(self.com_measured_pub, self.com_measured_msg)
 
     def _publish_active(self, now_s: float) -> None:
         self.active_msg.data = self.controller.state is not WalkState.IDLE
@@ -507,6 +507,12 @@ class WalkNode(Node):
             marker("com", Marker.SPHERE, (1.0, 0.8, 0.0, 0.9), 0.02),
             marker("com_path", Marker.LINE_STRIP, (1.0, 0.8, 0.0, 0.6), 0.003),
         ])
+
+
+def publish_if_subscribed(publisher, msg) -> None:
+    """The walk's plotting topics cost a conversion each cycle: only for a listener."""
+    if publisher.get_subscription_count() > 0:
+        publisher.publish(msg)
 
 
 def main(args=None) -> None:
