@@ -244,8 +244,10 @@ class CollisionFilterNode(Node):
             return
         wish = self.reference.sample(now_s, self.limp, self.measured)
         result = self.filter.step(wish, self.stiffness, self.measured)
+        np.subtract(result.q, self.last_q, out=self.last_q)  # |the change since the last cycle|
+        np.abs(self.last_q, out=self.last_q)
         self.settled = (self.last_result is not None and not self.reference.moving and not self.limp.any()
-                        and np.allclose(result.q, self.last_q, rtol=0.0, atol=SETTLED_RAD))
+                        and float(self.last_q.max()) <= SETTLED_RAD)
         np.copyto(self.last_q, result.q)
         self.last_result = result  # the filter's own object: unchanged while the filter rests
         self._publish(result, now_s)

@@ -85,6 +85,7 @@ from ..model import SUPPORTED_VERSIONS, NaoModel
 from ..ros.conversions import (
     IMU_ORIENTATION_ERROR,
     imu_attitude,
+    pose_matrix,
     set_quaternion_fields,
     set_vector_fields,
     stamp_seconds,
@@ -102,7 +103,7 @@ from ..ros.node_tools import (
 )
 from ..ros.qos import CYCLE_QOS, LATCHED_QOS, LATEST_QOS
 from ..ros.sampled import SampledSubscription
-from ..spatial import quaternion_xyzw_from_rotation, rotation_from_quaternion_xyzw, transform, yaw_of
+from ..spatial import quaternion_xyzw_from_rotation, yaw_of
 from ..walk import ARM_SWING_JOINTS
 from ..walk.controller import (
     ARMS,
@@ -215,6 +216,7 @@ class WalkNode(Node):
         self.odom_msg = Odometry()
         self.odom_msg.header.frame_id, self.odom_msg.child_frame_id = ODOM_FRAME, FOOTPRINT_FRAME
         self.odom_transform = transform_stamped(ODOM_FRAME, FOOTPRINT_FRAME, np.eye(4), self.get_clock().now().to_msg())
+        self.odom_transforms = [self.odom_transform]
         c = self.controller
         self.init_msg = JointState(name=[self.model.joint_names[i] for i in c.init_indices],
                                    position=c.init_q[c.init_indices].tolist())
@@ -262,14 +264,12 @@ class WalkNode(Node):
         inputs = self.inputs
         msg = self.torso_sub.take_latest()
         if msg is not None:
-            p, o = msg.pose.position, msg.pose.orientation
-            values = np.array([p.x, p.y, p.z, o.x, o.y, o.z, o.w])
-            if msg.header.frame_id not in ("", WORLD_FRAME) or not np.all(np.isfinite(values)) \
-                    or np.linalg.norm(values[3:]) < 1e-6:
+            torso = pose_matrix(msg.pose) if msg.header.frame_id in ("", WORLD_FRAME) else None
+            if torso is None:
                 throttled_warning(self, "torso_pose", "whole_body/torso_pose ignored: frame must be "
                                                       f"{WORLD_FRAME!r}, position and orientation finite")
             else:
-                inputs.torso_world[:] = transform(rotation_from_quaternion_xyzw(values[3:]), values[:3])
+                inputs.torso_world[:] = torso
                 inputs.torso_s = now_s
         msg = self.commands_sub.take_latest()
         if msg is not None:
@@ -464,7 +464,7 @@ class WalkNode(Node):
         t = self.odom_transform.transform
         set_vector_fields(t.translation, (pose.x, pose.y, 0.0))
         t.rotation = msg.pose.pose.orientation
-        self.tf.send([self.odom_transform])
+        self.tf.send(self.odom_transforms)
         self.com_measured_msg.header.stamp = stamp
         set_vector_fields(self.com_measured_msg.point, out.com_measured_odom_m)
         publish_if_subscribed(self.com_measured_pub, self.com_measured_msg)

@@ -65,6 +65,7 @@ from ..model import SUPPORTED_VERSIONS, NaoModel
 from ..ros.conversions import (
     IMU_ORIENTATION_ERROR,
     imu_attitude,
+    pose_matrix,
     set_quaternion_fields,
     set_vector_fields,
     stamp_seconds,
@@ -72,11 +73,11 @@ from ..ros.conversions import (
 from ..ros.node_tools import CycleDiagnostics, ValidatedParameters, merge_joint_positions, run_node, throttled_warning
 from ..ros.qos import CYCLE_QOS, LATEST_QOS
 from ..ros.sampled import SampledSubscription
-from ..spatial import quaternion_xyzw_from_rotation, rotation_from_quaternion_xyzw, transform
+from ..spatial import quaternion_xyzw_from_rotation
 from ..walk.stabilizer import StabilizerConfig
 from ..wholebody.balancer import BalancerConfig, Outcome, WalkReference, WholeBodySettings
 from ..wholebody.cycle import WholeBodyCycle
-from ..wholebody.reference_queue import WalkReferenceQueue
+from ..wholebody.reference_queue import DEFAULT_REFERENCE_TIMEOUT_S, WalkReferenceQueue
 from ..wholebody.modes import EFFECTORS, SUPPORT_LEGS, parse_foot_state
 
 WORLD_FRAME = "wb_world"
@@ -118,7 +119,7 @@ class WholeBodyNode(Node):
             {"left_foot_state": "Fixed", "right_foot_state": "Fixed", "balance_constraint": False,
              "balance_support": "Legs", "effector_control.Head": False, "effector_control.LArm": False,
              "effector_control.RArm": False, "margin_m": 0.01, "go_to_balance_duration_s": 2.0,
-             "use_imu": True, "reference_timeout_s": 0.1, "stale_timeout_s": 0.5,
+             "use_imu": True, "reference_timeout_s": DEFAULT_REFERENCE_TIMEOUT_S, "stale_timeout_s": 0.5,
              "walk_ankle_damping_s": StabilizerConfig().ankle_roll_damping_s},
             {
                 "left_foot_state": "wbFootState of the left foot: Fixed, Plane or Free",
@@ -330,14 +331,10 @@ class WholeBodyNode(Node):
         if len(msg.poses) != 2:
             self._refuse(topic, f"expected 2 poses [left, right], got {len(msg.poses)}")
             return
-        feet = []
-        for pose in msg.poses:
-            p, o = pose.position, pose.orientation
-            values = np.array([p.x, p.y, p.z, o.x, o.y, o.z, o.w])
-            if not np.all(np.isfinite(values)) or np.linalg.norm(values[3:]) < 1e-6:
-                self._refuse(topic, "non-finite position or invalid orientation")
-                return
-            feet.append(transform(rotation_from_quaternion_xyzw(values[3:]), values[:3]))
+        feet = [pose_matrix(pose) for pose in msg.poses]
+        if any(sole is None for sole in feet):
+            self._refuse(topic, "non-finite position or invalid orientation")
+            return
         self.walk_references.add_feet(stamp_seconds(msg.header.stamp), *feet)
 
     def on_support(self, msg: String) -> None:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Transform, TransformStamped
 
-from ..spatial import quaternion_xyzw_from_rotation, rotation_from_quaternion_xyzw
+from ..spatial import quaternion_xyzw_from_rotation, rotation_from_quaternion_xyzw, transform
 
 IMU_ORIENTATION_ERROR = "imu message with an invalid orientation ignored (a finite, non-zero quaternion)"
 
@@ -57,6 +59,16 @@ def time_msg(t_s: float) -> Time:
 
 def stamp_seconds(stamp: Time) -> float:
     return stamp.sec + stamp.nanosec * 1e-9
+
+
+def pose_matrix(pose) -> np.ndarray | None:
+    """A geometry_msgs/Pose as a 4x4 transform, or None when its position is not finite or its
+    orientation not a finite, non-zero quaternion (the caller says why it refuses it)."""
+    p, o = pose.position, pose.orientation
+    values = (p.x, p.y, p.z, o.x, o.y, o.z, o.w)
+    if not all(math.isfinite(v) for v in values) or math.hypot(*values[3:]) < 1e-6:
+        return None
+    return transform(rotation_from_quaternion_xyzw(values[3:]), values[:3])
 
 
 def imu_attitude(msg) -> np.ndarray | None:

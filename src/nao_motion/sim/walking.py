@@ -43,11 +43,10 @@ from ..walk import ARM_SWING_JOINTS
 from ..walk.controller import WalkController, WalkInputs, WalkOutputs, walk_plan
 from ..wholebody.balancer import BalancerResult, WholeBodySettings
 from ..wholebody.cycle import WholeBodyCycle
-from ..wholebody.reference_queue import WalkReferenceQueue
+from ..wholebody.reference_queue import DEFAULT_REFERENCE_TIMEOUT_S, WalkReferenceQueue
 from .simulator import NaoSimulator
 
 SETTLE_CYCLES = 50  # the robot settles on the floor before the walk starts
-REFERENCE_TIMEOUT_S = 0.1  # the whole-body node's default reference_timeout_s
 
 
 class SimulatedWalk:
@@ -130,7 +129,7 @@ class SimulatedWalk:
             self.references.set_support(out.reference.support)
             self.references.add_com(out.time_s, out.reference.com_world_m)
             self.references.add_feet(out.time_s, out.reference.left_sole_world, out.reference.right_sole_world)
-        reference = self.references.select(self.time_s, REFERENCE_TIMEOUT_S)
+        reference = self.references.select(self.time_s, DEFAULT_REFERENCE_TIMEOUT_S)
         command = self.whole_body.cycle(self.wish, reference, self.state.position,
                                         self.state.imu_angular_velocity)
         result = self.whole_body.result

@@ -22,9 +22,12 @@ import numpy as np
 
 from .balancer import WalkReference
 
-__all__ = ["WalkReferenceQueue"]
+__all__ = ["DEFAULT_REFERENCE_TIMEOUT_S", "WalkReferenceQueue"]
 
 STAMP_EPS_S = 1e-6
+# References this much older than the cycle have ended the walk (the whole-body node's
+# reference_timeout_s): ten cycles of a walk node that stopped sending.
+DEFAULT_REFERENCE_TIMEOUT_S = 0.1
 KEPT = 4  # complete references kept: the walk may run up to a few cycles ahead or behind
 
 
