@@ -206,7 +206,9 @@ def run_nodes(groups: list[list[Callable[[], Node]]], args=None) -> None:
     import threading
 
     import rclpy
-    from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+    from rclpy.executors import ExternalShutdownException
+
+    from .executor import CycleExecutor
 
     # `kill -USR1 <pid>` prints every thread's stack, even when the main thread is stuck in C:
     # how a node that hangs (at shutdown, in DDS) tells where.
@@ -226,7 +228,7 @@ def run_nodes(groups: list[list[Callable[[], Node]]], args=None) -> None:
     try:
         executors = []
         for group in groups:
-            executors.append(SingleThreadedExecutor())
+            executors.append(CycleExecutor())
             for make in group:
                 nodes.append(make())
                 drop_publisher_events(nodes[-1])

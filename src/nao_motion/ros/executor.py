@@ -1,0 +1,349 @@
+"""A single-threaded executor whose wait set is made once, for nodes that wake 100 times a second.
+
+rclpy's ``SingleThreadedExecutor`` rebuilds everything at every wake-up: it walks every node's
+entities through their callback groups, enters each handle in a context stack, allocates a new
+wait set, and wraps each ready callback in a coroutine, a handler and a ``Task``. With the suite's
+nodes at the motion cycle rate that was about a third of the composed process's CPU, more than
+the motion cycle's own work (py-spy, issue 10).
+
+``CycleExecutor`` makes the plan of what it waits on once: the entities, their handles (held
+entered, so another thread cannot destroy one under the wait), the wait set, and for each entity
+the call that serves it. The plan is remade only when the executor's guard condition fires,
+which rclpy triggers whenever a node gains or loses an entity or is added or removed. A wake-up
+refills the wait set, waits, and calls each ready callback directly. Coroutine callbacks and
+other waitables (a service that awaits, an action) go through rclpy's ``Task`` as usual.
+
+QoS event handlers (one per subscription, reporting an incompatible publisher) are polled in a
+wait set of their own about once a second instead of at every wake-up: such a report is a
+configuration problem that does not need the motion cycle's latency.
+
+Semantics kept from rclpy: every ready entity is served once per wake-up, in node order; a
+callback's exception ends ``spin`` (the node's process fails, as with rclpy's executors);
+``ExternalShutdownException`` when the context is shut down; entities in a callback group that
+refuses them (``nao_motion.ros.sampled.NeverExecuted``) are not waited on. Not kept: callback
+groups do not order anything (one thread runs everything; nothing runs concurrently).
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, Callable, Optional, Union
+
+from rclpy.event_handler import EventHandler
+from rclpy.exceptions import InvalidHandle, TimerCancelledError
+from rclpy.executors import Executor, ExternalShutdownException, TimeoutObject
+from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
+from rclpy.subscription import Subscription
+from rclpy.task import Future, Task
+from rclpy.timer import TimerInfo
+
+# How often the QoS event handlers are looked at (see the module docstring).
+EVENT_POLL_PERIOD_S = 1.0
+
+Timeout = Union[float, TimeoutObject, None]
+
+
+@dataclass
+class _WaitPlan:
+    """What one wake-up waits on and how each ready entity is served, made once per change."""
+
+    stack: ExitStack
+    wait_set: Any
+    subscriptions: list = field(default_factory=list)  # handles, in wait-set order
+    timers: list = field(default_factory=list)
+    clients: list = field(default_factory=list)
+    services: list = field(default_factory=list)
+    guards: list = field(default_factory=list)
+    waitables: list = field(default_factory=list)
+    serve: dict = field(default_factory=dict)  # (kind, handle pointer) -> callable
+    events: list = field(default_factory=list)  # QoS event handlers, polled
+    event_wait_set: Any = None
+
+
+class CycleExecutor(Executor):
+    """Single-threaded; the wait set is made once and refilled (see the module docstring)."""
+
+    def __init__(self, *, context=None) -> None:
+        super().__init__(context=context)
+        self._plan: Optional[_WaitPlan] = None
+        self._next_event_poll_s = 0.0
+
+    # --- rclpy's Executor interface -----------------------------------------------------------
+    def spin(self) -> None:
+        try:
+            super().spin()
+        finally:
+            self._drop_plan()
+
+    def spin_once(self, timeout_sec: Optional[float] = None) -> None:
+        self._spin_once(timeout_sec)
+
+    def spin_once_until_future_complete(self, future: Future, timeout_sec: Timeout = None) -> None:
+        future.add_done_callback(lambda _: self.wake())
+        self._spin_once(timeout_sec)
+
+    def _spin_once_until_future_complete(self, future: Future, timeout_sec: Timeout = None) -> None:
+        self._spin_once(timeout_sec)
+
+    def shutdown(self, timeout_sec: Optional[float] = None) -> bool:
+        done = super().shutdown(timeout_sec)
+        self._drop_plan()
+        return done
+
+    # --- one wake-up --------------------------------------------------------------------------
+    def _spin_once(self, timeout_sec: Timeout) -> None:
+        if self._is_shutdown:
+            return
+        self._run_tasks()
+        if self._plan is None:
+            self._plan = self._make_plan()
+        plan = self._plan
+        ws = plan.wait_set
+        ws.clear_entities()
+        for handle in plan.subscriptions:
+            ws.add_subscription(handle)
+        for handle in plan.timers:
+            ws.add_timer(handle)
+        for handle in plan.clients:
+            ws.add_client(handle)
+        for handle in plan.services:
+            ws.add_service(handle)
+        for handle in plan.guards:
+            ws.add_guard_condition(handle)
+        for waitable in plan.waitables:
+            waitable.add_to_wait_set(ws)
+        if isinstance(timeout_sec, TimeoutObject):
+            timeout_sec = timeout_sec.timeout
+        ws.wait(-1 if timeout_sec is None or timeout_sec < 0 else int(timeout_sec * 1e9))
+        if self._is_shutdown:
+            return
+        if not self._context.ok():
+            raise ExternalShutdownException()
+
+        serve, stale = plan.serve, False
+        for pointer in ws.get_ready_entities("guard_condition"):
+            if ("guard_condition", pointer) in serve:
+                serve["guard_condition", pointer]()
+            else:  # the executor's own guard: entities, nodes or tasks changed
+                stale = True
+        for pointer in ws.get_ready_entities("timer"):
+            serve["timer", pointer]()
+        for pointer in ws.get_ready_entities("subscription"):
+            serve["subscription", pointer]()
+        for pointer in ws.get_ready_entities("service"):
+            serve["service", pointer]()
+        for pointer in ws.get_ready_entities("client"):
+            serve["client", pointer]()
+        for waitable in plan.waitables:
+            if waitable.is_ready(ws):
+                self._start_task(self._waitable_execution(waitable, waitable.take_data()))
+        if plan.events and time.monotonic() >= self._next_event_poll_s:
+            self._poll_events(plan)
+        if stale:  # after serving: the handles stay entered until then
+            self._drop_plan()
+        self._run_tasks()
+
+    def _run_tasks(self) -> None:
+        """Resume the coroutines in progress (awaiting services, futures' callbacks)."""
+        if not self._tasks:
+            return
+        with self._tasks_lock:
+            tasks = list(self._tasks)
+        for task, _entity, _node in tasks:
+            if not task.executing() and not task.done():
+                task()
+                if task.done() and task.exception() is not None:
+                    raise task.exception()
+        with self._tasks_lock:
+            self._tasks = [t for t in self._tasks if not t[0].done() and not t[0].cancelled()]
+
+    def _start_task(self, coroutine_function: Callable[[], Any]) -> None:
+        task = Task(coroutine_function, (), executor=self)
+        with self._tasks_lock:
+            self._tasks.append((task, None, None))
+        task()
+        if task.done() and task.exception() is not None:
+            raise task.exception()
+
+    def _poll_events(self, plan: _WaitPlan) -> None:
+        self._next_event_poll_s = time.monotonic() + EVENT_POLL_PERIOD_S
+        ws = plan.event_wait_set
+        ws.clear_entities()
+        for handler in plan.events:
+            handler.add_to_wait_set(ws)
+        ws.wait(0)
+        for handler in plan.events:
+            if handler.is_ready(ws):
+                self._start_task(self._waitable_execution(handler, handler.take_data()))
+
+    def _waitable_execution(self, waitable, data) -> Callable[[], Any]:
+        async def execute() -> None:
+            for future in waitable._futures:  # as rclpy's executors do: futures resume here
+                future._set_executor(self)
+            await waitable.execute(data)
+        return execute
+
+    # --- the plan -----------------------------------------------------------------------------
+    def _drop_plan(self) -> None:
+        if self._plan is not None:
+            self._plan.stack.close()
+            self._plan = None
+
+    def _make_plan(self) -> _WaitPlan:
+        stack = ExitStack()
+        try:
+            return self._fill_plan(stack)
+        except BaseException:
+            stack.close()
+            raise
+
+    def _fill_plan(self, stack: ExitStack) -> _WaitPlan:
+        def enter(entity, handle) -> bool:
+            if entity.callback_group is not None and not entity.callback_group.can_execute(entity):
+                return False
+            try:
+                stack.enter_context(handle)
+            except InvalidHandle:  # destroyed since the node listed it
+                return False
+            return True
+
+        subscriptions, timers, clients, services, guards, waitables, events = [], [], [], [], [], [], []
+        serve: dict = {}
+        for node in self.get_nodes():
+            for sub in node.subscriptions:
+                if enter(sub, sub.handle):
+                    subscriptions.append(sub.handle)
+                    serve["subscription", sub.handle.pointer] = self._subscription_server(sub)
+            for tmr in node.timers:
+                if enter(tmr, tmr.handle):
+                    timers.append(tmr.handle)
+                    serve["timer", tmr.handle.pointer] = self._timer_server(tmr)
+            for cli in node.clients:
+                if enter(cli, cli.handle):
+                    clients.append(cli.handle)
+                    serve["client", cli.handle.pointer] = self._client_server(cli)
+            for srv in node.services:
+                if enter(srv, srv.handle):
+                    services.append(srv.handle)
+                    serve["service", srv.handle.pointer] = self._service_server(srv)
+            for gc in node.guards:
+                if enter(gc, gc.handle):
+                    guards.append(gc.handle)
+                    serve["guard_condition", gc.handle.pointer] = self._guard_server(gc)
+            for waitable in node.waitables:
+                if waitable.callback_group is not None and not waitable.callback_group.can_execute(waitable):
+                    continue
+                try:
+                    stack.enter_context(waitable)
+                except InvalidHandle:
+                    continue
+                (events if isinstance(waitable, EventHandler) else waitables).append(waitable)
+        # The executor's own guard (rebuild) and the signal handler's (Ctrl-C) serve nothing.
+        for gc in (self._guard, self._sigint_gc):
+            if gc is not None:
+                stack.enter_context(gc.handle)
+                guards.append(gc.handle)
+        stack.enter_context(self._context.handle)
+
+        events_count = sum(w.get_num_entities().num_events for w in waitables)
+        counts = [len(subscriptions), len(guards), len(timers), len(clients), len(services)]
+        for waitable in waitables:
+            n = waitable.get_num_entities()
+            counts = [counts[0] + n.num_subscriptions, counts[1] + n.num_guard_conditions,
+                      counts[2] + n.num_timers, counts[3] + n.num_clients, counts[4] + n.num_services]
+        wait_set = _rclpy.WaitSet(*counts, events_count, self._context.handle)
+        event_wait_set = _rclpy.WaitSet(0, 0, 0, 0, 0, len(events), self._context.handle) if events else None
+        return _WaitPlan(stack, wait_set, subscriptions, timers, clients, services, guards, waitables,
+                         serve, events, event_wait_set)
+
+    # --- how each kind of entity is served ----------------------------------------------------
+    def _call(self, callback: Callable, *args) -> Any:
+        """A plain callback is called; a coroutine function becomes a task (it may await)."""
+        if inspect.iscoroutinefunction(callback):
+            async def run() -> None:
+                await callback(*args)
+            self._start_task(run)
+            return None
+        return callback(*args)
+
+    def _subscription_server(self, sub: Subscription) -> Callable[[], None]:
+        handle, msg_type, raw = sub.handle, sub.msg_type, sub.raw
+        with_info = sub._callback_type is not Subscription.CallbackType.MessageOnly
+        is_coroutine = inspect.iscoroutinefunction(sub.callback)
+
+        def serve() -> None:
+            taken = handle.take_message(msg_type, raw)
+            if taken is None:
+                return
+            if is_coroutine:
+                self._call(sub.callback, *(taken if with_info else taken[:1]))
+            elif with_info:
+                sub.callback(*taken)
+            else:
+                sub.callback(taken[0])
+        return serve
+
+    def _timer_server(self, tmr) -> Callable[[], None]:
+        handle = tmr.handle
+        info_arg = next((p.name for p in inspect.signature(tmr.callback).parameters.values()
+                         if p.annotation is TimerInfo or p.annotation == "TimerInfo"), None) \
+            if tmr.callback is not None else None
+
+        def serve() -> None:
+            if not handle.is_timer_ready():  # rcl reports cancelled timers ready
+                return
+            try:
+                info = handle.call_timer_with_info()
+            except TimerCancelledError:  # cancelled since the wait
+                return
+            if tmr.callback is None:
+                return
+            if info_arg is None:
+                self._call(tmr.callback)
+            else:
+                timer_info = TimerInfo(expected_call_time=info["expected_call_time"],
+                                       actual_call_time=info["actual_call_time"],
+                                       clock_type=tmr.clock.clock_type)
+                self._call(partial(tmr.callback, **{info_arg: timer_info}))
+        return serve
+
+    def _client_server(self, cli) -> Callable[[], None]:
+        def serve() -> None:
+            header, response = cli.handle.take_response(cli.srv_type.Response)
+            if header is None:
+                return
+            try:
+                future = cli.get_pending_request(header.request_id.sequence_number)
+            except KeyError:  # the request was cancelled
+                return
+            future._set_executor(self)
+            future.set_result(response)
+        return serve
+
+    def _service_server(self, srv) -> Callable[[], None]:
+        if inspect.iscoroutinefunction(srv.callback):
+            def serve() -> None:
+                request, header = srv.handle.service_take_request(srv.srv_type.Request)
+                if header is None:
+                    return
+
+                async def answer() -> None:
+                    srv.send_response(await srv.callback(request, srv.srv_type.Response()), header)
+                self._start_task(answer)
+            return serve
+
+        def serve_plain() -> None:
+            request, header = srv.handle.service_take_request(srv.srv_type.Request)
+            if header is not None:
+                srv.send_response(srv.callback(request, srv.srv_type.Response()), header)
+        return serve_plain
+
+    def _guard_server(self, gc) -> Callable[[], None]:
+        def serve() -> None:
+            if gc.callback is not None:
+                self._call(gc.callback)
+        return serve

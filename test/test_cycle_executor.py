@@ -1,0 +1,133 @@
+"""CycleExecutor (nao_motion.ros.executor): the nodes' executor serves what rclpy's does.
+
+Real rclpy over real DDS (loopback, the test's own domain), nodes in this process."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+rclpy = pytest.importorskip("rclpy")
+
+from rclpy.node import Node  # noqa: E402
+from std_msgs.msg import Int32  # noqa: E402
+from std_srvs.srv import Trigger  # noqa: E402
+
+from nao_motion.ros.executor import CycleExecutor  # noqa: E402
+from nao_motion.ros.sampled import SampledSubscription  # noqa: E402
+
+
+@pytest.fixture
+def context():
+    ctx = rclpy.Context()
+    rclpy.init(context=ctx)
+    yield ctx
+    rclpy.shutdown(context=ctx)
+
+
+def spin_until(executor: CycleExecutor, done, timeout_s: float = 5.0) -> bool:
+    end = time.monotonic() + timeout_s
+    while not done() and time.monotonic() < end:
+        executor.spin_once(timeout_sec=0.05)
+    return done()
+
+
+def make_executor(context, *nodes: Node) -> CycleExecutor:
+    executor = CycleExecutor(context=context)
+    for node in nodes:
+        executor.add_node(node)
+    return executor
+
+
+def test_subscriptions_timers_and_entities_made_while_spinning(context):
+    talker = Node("talker", context=context)
+    listener = Node("listener", context=context)
+    executor = make_executor(context, talker, listener)
+    received, ticks = [], []
+    pub = talker.create_publisher(Int32, "numbers", 10)
+    listener.create_subscription(Int32, "numbers", lambda m: received.append(m.data), 10)
+    talker.create_timer(0.01, lambda: (ticks.append(1), pub.publish(Int32(data=len(ticks)))))
+    try:
+        assert spin_until(executor, lambda: len(received) >= 5), received
+        assert received[:3] == sorted(received[:3]) and len(ticks) >= len(received)
+        # an entity created after the plan was made is waited on too
+        late = []
+        listener.create_subscription(Int32, "numbers", lambda m: late.append(m.data), 10)
+        assert spin_until(executor, lambda: len(late) >= 3)
+    finally:
+        executor.shutdown()
+        talker.destroy_node()
+        listener.destroy_node()
+
+
+def test_cancelled_timer_and_sampled_subscription_are_not_served(context):
+    node = Node("quiet", context=context)
+    executor = make_executor(context, node)
+    ticks = []
+    timer = node.create_timer(0.01, lambda: ticks.append(1))
+    sampled = SampledSubscription(node, Int32, "sampled")  # its callback raises if ever called
+    pub = node.create_publisher(Int32, "sampled", 10)
+    try:
+        assert spin_until(executor, lambda: len(ticks) >= 2)
+        timer.cancel()
+        count = len(ticks)
+        for i in range(5):
+            pub.publish(Int32(data=i))
+            executor.spin_once(timeout_sec=0.02)
+        assert len(ticks) == count
+
+        def published_and_taken() -> bool:
+            pub.publish(Int32(data=7))
+            return sampled.take_latest() is not None
+        assert spin_until(executor, published_and_taken)  # in DDS all along, never served
+    finally:
+        executor.shutdown()
+        node.destroy_node()
+
+
+def test_plain_and_awaiting_services_answer_clients(context):
+    server = Node("server", context=context)
+    client_node = Node("client", context=context)
+    executor = make_executor(context, server, client_node)
+
+    def plain(request, response):
+        response.success, response.message = True, "plain"
+        return response
+
+    inner = client_node.create_client(Trigger, "plain")
+
+    async def awaiting(request, response):
+        # a service that awaits another service, as the walk's moveInit awaits its posture
+        answer = await inner.call_async(Trigger.Request())
+        response.success, response.message = answer.success, "awaited " + answer.message
+        return response
+
+    server.create_service(Trigger, "plain", plain)
+    server.create_service(Trigger, "awaiting", awaiting)
+    outer = client_node.create_client(Trigger, "awaiting")
+    try:
+        assert spin_until(executor, lambda: outer.service_is_ready() and inner.service_is_ready())
+        future = outer.call_async(Trigger.Request())
+        executor.spin_until_future_complete(future, timeout_sec=5.0)
+        assert future.done() and future.result().message == "awaited plain"
+    finally:
+        executor.shutdown()
+        server.destroy_node()
+        client_node.destroy_node()
+
+
+def test_a_callback_error_ends_spin(context):
+    node = Node("failing", context=context)
+    executor = make_executor(context, node)
+
+    def fail():
+        raise RuntimeError("callback failed")
+
+    node.create_timer(0.01, fail)
+    try:
+        with pytest.raises(RuntimeError, match="callback failed"):
+            executor.spin()
+    finally:
+        executor.shutdown()
+        node.destroy_node()
