@@ -69,7 +69,8 @@ from ..collision.reference import JointReference, parse_targets, parse_trajector
 from ..joint_input import JointInputError, parse_joint_values
 from ..model import SUPPORTED_VERSIONS, NaoModel
 from ..ros.conversions import stamp_seconds
-from ..ros.node_tools import CycleDiagnostics, ValidatedParameters, merge_joint_positions, run_node, throttled_warning
+from ..ros.cdr import JointStateReader
+from ..ros.node_tools import CycleDiagnostics, ValidatedParameters, merge_joint_state, run_node, throttled_warning
 from ..ros.qos import CYCLE_QOS, LATEST_QOS
 
 KEEP_ALIVE_S = 0.5
@@ -91,6 +92,7 @@ class CollisionFilterNode(Node):
         n = self.model.n_joints
         self.measured = np.zeros(n)
         self.received = np.zeros(n, dtype=bool)
+        self.states_reader = JointStateReader(self.model)
         self.required = np.array([j in self.filter.fk.joint_names and j != "RHipYawPitch"
                                   for j in self.model.joint_names])
         self.stiffness = np.ones(n)
@@ -115,7 +117,7 @@ class CollisionFilterNode(Node):
         self.marker_pub = self.create_publisher(MarkerArray, "collision_filter/markers", 10)
         self.create_subscription(JointState, "joint_targets", self.on_targets, CYCLE_QOS)
         self.create_subscription(JointTrajectory, "joint_trajectory", self.on_trajectory, CYCLE_QOS)
-        self.create_subscription(JointState, "joint_states", self.on_joint_states, LATEST_QOS)
+        self.create_subscription(JointState, "joint_states", self.on_joint_states, LATEST_QOS, raw=True)
         self.create_subscription(JointState, "joint_stiffness", self.on_stiffness, CYCLE_QOS)
         for chain in PROTECTION_CHAINS:
             self.create_service(SetBool, f"collision_filter/set_protection/{chain}",
@@ -207,8 +209,9 @@ class CollisionFilterNode(Node):
         stamp_s = stamp_seconds(msg.header.stamp)
         self.reference.follow(trajectory, self.filter.command, stamp_s if stamp_s > 0.0 else self._now_s())
 
-    def on_joint_states(self, msg: JointState) -> None:
-        if merge_joint_positions(self, "joint_states", self.model, msg, self.measured, self.received):
+    def on_joint_states(self, data: bytes) -> None:
+        if merge_joint_state(self, "joint_states", self.states_reader, data, self.measured,
+                             self.received) is not None:
             self.on_cycle()
 
     def on_stiffness(self, msg: JointState) -> None:

@@ -25,21 +25,21 @@ from rclpy.node import Node
 from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import String
 
-from ..joint_input import JointInputError, parse_joint_values
 from ..kinematics import ForwardKinematics
 from ..model import SUPPORTED_VERSIONS, NaoModel
-from ..ros.conversions import (
-    IMU_ORIENTATION_ERROR,
-    fill_transforms,
-    imu_attitude,
-    stamp_seconds,
-    transform_msg,
-    transform_stamped,
+from ..ros.cdr import JointStateReader
+from ..ros.conversions import IMU_ORIENTATION_ERROR, imu_attitude, stamp_seconds, transform_stamped
+from ..ros.node_tools import (
+    CycleDiagnostics,
+    TfPublisher,
+    ValidatedParameters,
+    merge_joint_state,
+    run_node,
+    throttled_warning,
 )
-from ..ros.node_tools import CycleDiagnostics, TfPublisher, ValidatedParameters, run_node, throttled_warning
 from ..ros.qos import CYCLE_QOS, LATCHED_QOS
 from ..ros.sampled import SampledSubscription
-from ..spatial import inverse
+from ..spatial import inverse, quaternion_xyzw_from_rotation
 from ..urdf import generate_urdf
 
 
@@ -79,25 +79,27 @@ class KinematicsNode(Node):
         self.description_pub.publish(String(data=generate_urdf(self.model)))
         self.com_pub = self.create_publisher(PointStamped, "com", CYCLE_QOS)
         # Read at each publication: every message since the last one is merged, in order.
-        self.joint_states = SampledSubscription(self, JointState, "joint_states", depth=50)
+        self.joint_states = SampledSubscription(self, JointState, "joint_states", depth=50, raw=True)
+        self.joint_reader = JointStateReader(self.model)
         # Only the newest attitude matters, read when the joints arrive: no wake-up per message.
         self.imu = SampledSubscription(self, Imu, "imu")
         self._publish_static()
 
         # Prepared once; each cycle only fills the numbers in.
-        self.joint_transforms = [
+        joint_transforms = [
             transform_stamped(self.model.parent_link(j), self.model.joint(j).child_link, np.eye(4), self._now())
             for j in self.fk.joint_names
         ]
-        self.footprint_transform = transform_stamped("base_footprint", "base_link", np.eye(4), self._now())
-        self.transforms_with_footprint = self.joint_transforms + [self.footprint_transform]
+        footprint = transform_stamped("base_footprint", "base_link", np.eye(4), self._now())
+        self.joints_image = self.tf.image(joint_transforms)
+        self.with_footprint_image = self.tf.image(joint_transforms + [footprint])
         self.com_msg = PointStamped()
         self.com_msg.header.frame_id = "torso"
         self.diagnostics = CycleDiagnostics(self, "kinematics", 1.0 / self.params.values["publish_frequency"])
         self.create_timer(1.0 / self.params.values["publish_frequency"], self.on_cycle)
         self.create_timer(0.1, self.check_stale)
         self.get_logger().info(
-            f"kinematics for NAO {version}: {len(self.fk.frame_names())} frames, TF via {self.tf.backend}")
+            f"kinematics for NAO {version}: {len(self.fk.frame_names())} frames")
 
     @staticmethod
     def _validate(values: dict) -> str | None:
@@ -133,17 +135,14 @@ class KinematicsNode(Node):
             valid = self._merge(msg) or valid
         return valid
 
-    def _merge(self, msg: JointState) -> bool:
-        try:
-            parsed = parse_joint_values(self.model, msg.name, msg.position, unknown_names="ignore")
-        except JointInputError as err:
-            throttled_warning(self, "joint_states", f"joint_states message dropped: {err}")
+    def _merge(self, data: bytes) -> bool:
+        stamp = merge_joint_state(self, "joint_states", self.joint_reader, data, self.q, self.received)
+        if stamp is None:
             return False
-        if parsed.ignored_names:
-            throttled_warning(self, "unknown", f"ignoring unknown joints in joint_states: {parsed.ignored_names}")
-        self.q[parsed.indices] = parsed.values
-        self.received[parsed.indices] = True
-        self.stamp = msg.header.stamp if stamp_seconds(msg.header.stamp) > 0.0 else self._now()
+        if self.joint_reader.ignored_names:
+            throttled_warning(self, "unknown",
+                              f"ignoring unknown joints in joint_states: {self.joint_reader.ignored_names}")
+        self.stamp = stamp if stamp_seconds(stamp) > 0.0 else self._now()
         self.last_valid_s = self._now_s()
         return True
 
@@ -182,18 +181,21 @@ class KinematicsNode(Node):
 
     def _publish(self, now_s: float) -> None:
         state = self.fk.compute(self.q)
-        fill_transforms(self.joint_transforms, state.joint_local_poses,
-                        state.joint_local_quaternions(self.fk.axes_local), self.stamp)
-        transforms = self.joint_transforms
+        n = len(self.fk.joint_names)
+        image = self.joints_image
         if self.params.values["publish_base_footprint"]:
             self._read_imu()
             imu_ok = (self.params.values["use_imu"] and self.imu_time_s is not None
                       and now_s - self.imu_time_s <= self.params.values["stale_timeout_s"])
-            footprint = self.fk.ground_frame(state, self.torso_attitude if imu_ok else None, yaw_from="torso")
-            self.footprint_transform.header.stamp = self.stamp
-            transform_msg(inverse(footprint), self.footprint_transform.transform)
-            transforms = self.transforms_with_footprint
-        self.tf.send(transforms)
+            footprint = inverse(self.fk.ground_frame(state, self.torso_attitude if imu_ok else None,
+                                                     yaw_from="torso"))
+            image = self.with_footprint_image
+            image.values[n, :3] = footprint[:3, 3]
+            image.values[n, 3:] = quaternion_xyzw_from_rotation(footprint[:3, :3])
+        image.values[:n, :3] = state.joint_local_poses[:, :3, 3]
+        image.values[:n, 3:] = state.joint_local_quaternions(self.fk.axes_local)
+        image.set_stamp(self.stamp)
+        self.tf.send(image)
         self.com_msg.header.stamp = self.stamp
         self.com_msg.point.x, self.com_msg.point.y, self.com_msg.point.z = state.com_torso_m.tolist()
         self.com_pub.publish(self.com_msg)

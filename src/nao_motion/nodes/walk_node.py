@@ -86,18 +86,18 @@ from ..ros.conversions import (
     IMU_ORIENTATION_ERROR,
     imu_attitude,
     pose_matrix,
-    set_quaternion_fields,
     set_vector_fields,
     stamp_seconds,
     time_msg,
     transform_stamped,
 )
+from ..ros.cdr import JointStateReader, MessageImage
 from ..ros.footstep_messages import FootstepMessageError, decode_plan
 from ..ros.node_tools import (
     CycleDiagnostics,
     TfPublisher,
     ValidatedParameters,
-    merge_joint_positions,
+    merge_joint_state,
     run_node,
     throttled_warning,
 )
@@ -127,6 +127,8 @@ MOVE_INIT_FRAME = "walk_move_init"
 ACTIVE_PERIOD_S = 1.0
 MARKER_PERIOD_S = 0.1
 WATCHDOG_PERIOD_S = 0.5  # how often the absence of joint_states is checked (diagnostics only)
+# The odometry's numbers, in the order of the values MessageImage takes (13 floats).
+ODOMETRY_FIELDS = ["pose.pose.position", "pose.pose.orientation", "twist.twist.linear", "twist.twist.angular"]
 TRAIL_POINTS = 300  # planned CoM path shown: the last 3 s at 100 Hz
 # The parameters are WalkControllerConfig's fields (same defaults), named as NAOqi's arms.
 ARM_PARAMETERS = {"move_arms_enabled_larm": "move_arms_enabled.LArm",
@@ -191,9 +193,10 @@ class WalkNode(Node):
         self.marker_pub = self.create_publisher(MarkerArray, "walk/markers", 10)
         self.tf = TfPublisher(self)
         self.create_subscription(Float64MultiArray, "footsteps/plan", self.on_plan, LATCHED_QOS)
-        self.create_subscription(JointState, "joint_states", self.on_joint_states, LATEST_QOS)
+        self.create_subscription(JointState, "joint_states", self.on_joint_states, LATEST_QOS, raw=True)
+        self.states_reader, self.commands_reader = JointStateReader(self.model), JointStateReader(self.model)
         self.torso_sub = SampledSubscription(self, PoseStamped, "whole_body/torso_pose")
-        self.commands_sub = SampledSubscription(self, JointState, "joint_commands")
+        self.commands_sub = SampledSubscription(self, JointState, "joint_commands", raw=True)
         self.imu_sub = SampledSubscription(self, Imu, "imu")
         self.fsr_subs = [SampledSubscription(self, Float32MultiArray, f"fsr/{side}") for side in ("left", "right")]
         self.create_subscription(JointState, "joint_stiffness", self.on_stiffness, CYCLE_QOS)
@@ -205,18 +208,24 @@ class WalkNode(Node):
                             callback_group=MutuallyExclusiveCallbackGroup())
 
         # Prepared once; each cycle only fills the numbers in.
-        self.com_reference_msg = PointStamped()
-        self.com_reference_msg.header.frame_id = WORLD_FRAME
-        self.foot_references_msg = PoseArray(poses=[Pose(), Pose()])
-        self.foot_references_msg.header.frame_id = WORLD_FRAME
+        com_reference = PointStamped()
+        com_reference.header.frame_id = WORLD_FRAME
+        self.com_reference_image = MessageImage(com_reference, ["point"], ["header.stamp"])
+        feet = PoseArray(poses=[Pose(), Pose()])
+        feet.header.frame_id = WORLD_FRAME
+        self.foot_references_image = MessageImage(
+            feet, [f"poses[{i}].{field}" for i in (0, 1) for field in ("position", "orientation")], ["header.stamp"])
+        self.foot_values = np.zeros((2, 7))
         self.support_msg = String()
         self.zmp_msg, self.com_msg, self.com_measured_msg = PointStamped(), PointStamped(), PointStamped()
         for msg in (self.zmp_msg, self.com_msg, self.com_measured_msg):
             msg.header.frame_id = ODOM_FRAME
-        self.odom_msg = Odometry()
-        self.odom_msg.header.frame_id, self.odom_msg.child_frame_id = ODOM_FRAME, FOOTPRINT_FRAME
-        self.odom_transform = transform_stamped(ODOM_FRAME, FOOTPRINT_FRAME, np.eye(4), self.get_clock().now().to_msg())
-        self.odom_transforms = [self.odom_transform]
+        odom = Odometry()
+        odom.header.frame_id, odom.child_frame_id = ODOM_FRAME, FOOTPRINT_FRAME
+        self.odom_image = MessageImage(odom, ODOMETRY_FIELDS, ["header.stamp"])
+        self.odom_values = np.zeros(self.odom_image.float_count)
+        self.odom_tf_image = self.tf.image(
+            [transform_stamped(ODOM_FRAME, FOOTPRINT_FRAME, np.eye(4), self.get_clock().now().to_msg())])
         c = self.controller
         self.init_msg = JointState(name=[self.model.joint_names[i] for i in c.init_indices],
                                    position=c.init_q[c.init_indices].tolist())
@@ -237,7 +246,7 @@ class WalkNode(Node):
         self._publish_active(-math.inf)  # latched: moveIsActive is answered before the first cycle
         self.get_logger().info(f"walk for NAO {version}: CoM height {c.walk_config.com_height_m:.4f} m "
                                f"({WALK_POSTURE}), preview {c.walk_config.preview.preview_s} s, cycle on "
-                               f"joint_states, TF via {self.tf.backend}")
+                               f"joint_states")
 
     # --- parameters -------------------------------------------------------------------------
     @staticmethod
@@ -271,10 +280,10 @@ class WalkNode(Node):
             else:
                 inputs.torso_world[:] = torso
                 inputs.torso_s = now_s
-        msg = self.commands_sub.take_latest()
-        if msg is not None:
-            merge_joint_positions(self, "joint_commands", self.model, msg, inputs.q_commanded,
-                                  inputs.commanded_received)
+        data = self.commands_sub.take_latest()
+        if data is not None:
+            merge_joint_state(self, "joint_commands", self.commands_reader, data, inputs.q_commanded,
+                              inputs.commanded_received)
         msg = self.imu_sub.take_latest()
         if msg is not None:
             attitude = imu_attitude(msg)
@@ -353,13 +362,14 @@ class WalkNode(Node):
             wait.reached.set_result(bool(error_rad <= MOVE_INIT_TOLERANCE_RAD))
 
     # --- cycle --------------------------------------------------------------------------------
-    def on_joint_states(self, msg: JointState) -> None:
+    def on_joint_states(self, data: bytes) -> None:
         """One motion cycle at the message's stamp."""
         start = time.perf_counter()
         inputs = self.inputs
-        if not merge_joint_positions(self, "joint_states", self.model, msg, inputs.q_measured, inputs.q_received):
+        stamp = merge_joint_state(self, "joint_states", self.states_reader, data, inputs.q_measured,
+                                  inputs.q_received)
+        if stamp is None:
             return
-        stamp = msg.header.stamp
         now_s = stamp_seconds(stamp)
         if now_s <= 0.0:  # an unstamped driver: the node's clock
             stamp = self.get_clock().now().to_msg()
@@ -417,18 +427,19 @@ class WalkNode(Node):
         """The references, the planned ZMP and CoM: stamped with the cycle they are for."""
         stamp = time_msg(out.time_s)
         ref = out.reference
-        self.com_reference_msg.header.stamp = stamp
-        set_vector_fields(self.com_reference_msg.point, ref.com_world_m)
-        self.foot_references_msg.header.stamp = stamp
-        for pose, sole in zip(self.foot_references_msg.poses, (ref.left_sole_world, ref.right_sole_world)):
-            set_vector_fields(pose.position, sole[:3, 3])
-            set_quaternion_fields(pose.orientation, quaternion_xyzw_from_rotation(sole[:3, :3]))
+        self.com_reference_image.set_floats(ref.com_world_m)
+        self.com_reference_image.set_stamp(stamp.sec, stamp.nanosec)
+        for values, sole in zip(self.foot_values, (ref.left_sole_world, ref.right_sole_world)):
+            values[:3] = sole[:3, 3]
+            values[3:] = quaternion_xyzw_from_rotation(sole[:3, :3])
+        self.foot_references_image.set_floats(self.foot_values.ravel())
+        self.foot_references_image.set_stamp(stamp.sec, stamp.nanosec)
         self.support_msg.data = ref.support
         # The support first: the whole-body node runs its cycle once the COM and the feet of this
         # cycle (same stamp) have arrived, with the support it has then.
         self.support_pub.publish(self.support_msg)
-        self.com_reference_pub.publish(self.com_reference_msg)
-        self.foot_references_pub.publish(self.foot_references_msg)
+        self.com_reference_image.publish(self.com_reference_pub)
+        self.foot_references_image.publish(self.foot_references_pub)
         self.zmp_msg.header.stamp = self.com_msg.header.stamp = stamp
         set_vector_fields(self.zmp_msg.point, out.zmp_odom_m)
         set_vector_fields(self.com_msg.point, out.com_planned_odom_m)
@@ -451,20 +462,17 @@ class WalkNode(Node):
             self.marker_pub.publish(self.markers)
 
     def _publish_odometry(self, out: WalkOutputs, stamp) -> None:
-        pose = out.odometry
-        msg = self.odom_msg
-        msg.header.stamp = stamp
-        set_vector_fields(msg.pose.pose.position, (pose.x, pose.y, 0.0))
-        set_quaternion_fields(msg.pose.pose.orientation, (0.0, 0.0, math.sin(0.5 * pose.theta),
-                                                          math.cos(0.5 * pose.theta)))
-        set_vector_fields(msg.twist.twist.linear, (out.twist[0], out.twist[1], 0.0))
-        msg.twist.twist.angular.z = float(out.twist[2])
-        self.odom_pub.publish(msg)
-        self.odom_transform.header.stamp = stamp
-        t = self.odom_transform.transform
-        set_vector_fields(t.translation, (pose.x, pose.y, 0.0))
-        t.rotation = msg.pose.pose.orientation
-        self.tf.send(self.odom_transforms)
+        pose, v = out.odometry, self.odom_values
+        # ODOMETRY_FIELDS: position, orientation (a yaw), linear then angular velocity
+        v[0], v[1], v[5], v[6] = pose.x, pose.y, math.sin(0.5 * pose.theta), math.cos(0.5 * pose.theta)
+        v[7], v[8], v[12] = out.twist[0], out.twist[1], out.twist[2]
+        self.odom_image.set_floats(v)
+        self.odom_image.set_stamp(stamp.sec, stamp.nanosec)
+        self.odom_image.publish(self.odom_pub)
+        tf = self.odom_tf_image
+        tf.values[0, :] = v[:7]
+        tf.set_stamp(stamp)
+        self.tf.send(tf)
         self.com_measured_msg.header.stamp = stamp
         set_vector_fields(self.com_measured_msg.point, out.com_measured_odom_m)
         publish_if_subscribed(self.com_measured_pub, self.com_measured_msg)

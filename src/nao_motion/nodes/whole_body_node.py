@@ -66,11 +66,10 @@ from ..ros.conversions import (
     IMU_ORIENTATION_ERROR,
     imu_attitude,
     pose_matrix,
-    set_quaternion_fields,
-    set_vector_fields,
     stamp_seconds,
 )
-from ..ros.node_tools import CycleDiagnostics, ValidatedParameters, merge_joint_positions, run_node, throttled_warning
+from ..ros.cdr import JointStateReader, MessageImage
+from ..ros.node_tools import CycleDiagnostics, ValidatedParameters, merge_joint_state, run_node, throttled_warning
 from ..ros.qos import CYCLE_QOS, LATEST_QOS
 from ..ros.sampled import SampledSubscription
 from ..spatial import quaternion_xyzw_from_rotation
@@ -102,6 +101,7 @@ class WholeBodyNode(Node):
         n = self.model.n_joints
         self.measured = np.zeros(n)
         self.received = np.zeros(n, dtype=bool)
+        self.states_reader = JointStateReader(self.model)
         self.required = np.array([j in self.balancer.fk.joint_names and j != "RHipYawPitch"
                                   for j in self.model.joint_names])
         self.wish = np.zeros(n)
@@ -144,7 +144,7 @@ class WholeBodyNode(Node):
         self.torso_pub = self.create_publisher(PoseStamped, "whole_body/torso_pose", CYCLE_QOS)
         self.marker_pub = self.create_publisher(MarkerArray, "whole_body/markers", 10)
         self.create_subscription(JointState, "collision_filter/safe_joint_commands", self.on_wish, CYCLE_QOS)
-        self.create_subscription(JointState, "joint_states", self.on_joint_states, LATEST_QOS)
+        self.create_subscription(JointState, "joint_states", self.on_joint_states, LATEST_QOS, raw=True)
         self.imu_sub = SampledSubscription(self, Imu, "imu")
         self.create_subscription(Vector3Stamped, "whole_body/effector/Head",
                                  partial(self.on_effector, "Head"), 10)
@@ -158,9 +158,15 @@ class WholeBodyNode(Node):
             self.create_service(Trigger, f"whole_body/go_to_balance/{support}", partial(self.on_go_to_balance, support))
 
         # Prepared once; each cycle only fills the numbers in.
-        self.command_msg = JointState(name=list(self.model.joint_names))
-        self.torso_msg = PoseStamped()
-        self.torso_msg.header.frame_id = WORLD_FRAME
+        # Prepared once; each cycle writes its numbers into the serialized bytes.
+        n = self.model.n_joints
+        self.command_image = MessageImage(JointState(name=list(self.model.joint_names), position=[0.0] * n),
+                                          ["position"], ["header.stamp"])
+        torso = PoseStamped()
+        torso.header.frame_id = WORLD_FRAME
+        torso.pose.orientation.w = 1.0
+        self.torso_image = MessageImage(torso, ["pose.position", "pose.orientation"], ["header.stamp"])
+        self.torso_values = np.zeros(7)
         self.markers = self._make_markers()
         self.last_markers_s = -np.inf
         self.diagnostics = CycleDiagnostics(self, "whole_body", self.model.cycle_time_s)
@@ -275,11 +281,11 @@ class WholeBodyNode(Node):
             return
         self.wish[parsed.indices] = parsed.values
 
-    def on_joint_states(self, msg: JointState) -> None:
-        if not merge_joint_positions(self, "joint_states", self.model, msg, self.measured, self.received):
+    def on_joint_states(self, data: bytes) -> None:
+        stamp = merge_joint_state(self, "joint_states", self.states_reader, data, self.measured, self.received)
+        if stamp is None:
             return
         self.last_states_s = self._now_s()
-        stamp = msg.header.stamp
         if stamp_seconds(stamp) <= 0.0:  # an unstamped driver: the node's clock
             stamp = self.get_clock().now().to_msg()
         self.states_stamp_s = stamp_seconds(stamp)
@@ -378,14 +384,14 @@ class WholeBodyNode(Node):
                                                                "no cycle, the robot keeps its last command")
 
     def _publish(self, command: np.ndarray, result, stamp, now_s: float) -> None:
-        self.command_msg.header.stamp = stamp
-        self.command_msg.position = command.tolist()
-        self.command_pub.publish(self.command_msg)
-        self.torso_msg.header.stamp = stamp
-        set_vector_fields(self.torso_msg.pose.position, result.torso_world[:3, 3])
-        set_quaternion_fields(self.torso_msg.pose.orientation,
-                              quaternion_xyzw_from_rotation(result.torso_world[:3, :3]))
-        self.torso_pub.publish(self.torso_msg)
+        self.command_image.set_floats(command)
+        self.command_image.set_stamp(stamp.sec, stamp.nanosec)
+        self.command_image.publish(self.command_pub)
+        self.torso_values[:3] = result.torso_world[:3, 3]
+        self.torso_values[3:] = quaternion_xyzw_from_rotation(result.torso_world[:3, :3])
+        self.torso_image.set_floats(self.torso_values)
+        self.torso_image.set_stamp(stamp.sec, stamp.nanosec)
+        self.torso_image.publish(self.torso_pub)
         if now_s - self.last_markers_s >= MARKER_PERIOD_S and self.marker_pub.get_subscription_count() > 0:
             self.last_markers_s = now_s
             self._fill_markers(result, stamp)

@@ -32,16 +32,6 @@ def set_quaternion_fields(quaternion, xyzw) -> None:
     quaternion._x, quaternion._y, quaternion._z, quaternion._w = np.asarray(xyzw, dtype=float).tolist()
 
 
-def fill_transforms(messages: list[TransformStamped], poses: np.ndarray, quaternions_xyzw: np.ndarray,
-                    stamp: Time) -> None:
-    """Fill prepared TransformStamped messages from 4x4 poses and their quaternions."""
-    for msg, xyz, q in zip(messages, poses[:, :3, 3].tolist(), quaternions_xyzw.tolist()):
-        msg._header._stamp = stamp
-        translation, rotation = msg._transform._translation, msg._transform._rotation
-        translation._x, translation._y, translation._z = xyz
-        rotation._x, rotation._y, rotation._z, rotation._w = q
-
-
 def transform_stamped(parent: str, child: str, t: np.ndarray, stamp: Time) -> TransformStamped:
     msg = TransformStamped()
     msg.header.frame_id = parent

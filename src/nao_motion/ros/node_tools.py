@@ -30,20 +30,18 @@ def throttled_warning(node: Node, key: str, message: str, period_s: float = 2.0)
         node.get_logger().warning(message)
 
 
-def merge_joint_positions(node: Node, topic: str, model, msg, values: np.ndarray, received: np.ndarray) -> bool:
-    """Write a JointState's positions into `values` (model joint order) and mark them `received`;
-    names that are not NAO joints are ignored; a malformed message is dropped whole with a
-    throttled warning (returns False)."""
-    from ..joint_input import JointInputError, parse_joint_values
+def merge_joint_state(node: Node, topic: str, reader, data: bytes, values: np.ndarray, received: np.ndarray):
+    """Write a serialized JointState's positions into `values` (model joint order) and mark them
+    `received` (``nao_motion.ros.cdr.JointStateReader``); names that are not NAO joints are
+    ignored; a malformed message is dropped whole with a throttled warning. Returns the message's
+    stamp (builtin_interfaces/Time), or None when it was dropped."""
+    from ..joint_input import JointInputError
 
     try:
-        parsed = parse_joint_values(model, msg.name, msg.position, unknown_names="ignore")
+        return reader.merge(data, values, received)
     except JointInputError as err:
         throttled_warning(node, topic, f"{topic} message dropped: {err}")
-        return False
-    values[parsed.indices] = parsed.values
-    received[parsed.indices] = True
-    return True
+        return None
 
 
 @dataclass
@@ -125,42 +123,52 @@ class ValidatedParameters:
 
 
 class TfPublisher:
-    """Publishes /tf and /tf_static through tf2_ros when it exists, else tf2_msgs directly.
+    """Publishes /tf and /tf_static (tf2_msgs/TFMessage with tf2's QoS, as tf2_ros's broadcasters
+    do: tf2 listeners and rviz see the same stream).
 
-    Both back-ends use tf2's QoS, so tf2 listeners and rviz see the same stream. With tf2_msgs,
-    a caller that sends the same list of TransformStamped every cycle (refilled in place) has
-    its TFMessage built once.
-    """
+    A node that sends the same frames every cycle prepares them once with ``image`` and publishes
+    the image refilled (``nao_motion.ros.cdr``): the per-cycle cost does not grow with Python
+    message conversion."""
 
     def __init__(self, node: Node):
-        try:
-            from tf2_ros import StaticTransformBroadcaster, TransformBroadcaster
+        from tf2_msgs.msg import TFMessage
 
-            self.backend = "tf2_ros"
-            self._dynamic = TransformBroadcaster(node)
-            self._static = StaticTransformBroadcaster(node)
-            self._send = self._dynamic.sendTransform
-            self._send_static = self._static.sendTransform
-        except ImportError:
-            from tf2_msgs.msg import TFMessage
+        self._message_type = TFMessage
+        self._pub = node.create_publisher(TFMessage, "/tf", TF_QOS)
+        self._pub_static = node.create_publisher(TFMessage, "/tf_static", TF_STATIC_QOS)
 
-            self.backend = "tf2_msgs"
-            self._pub = node.create_publisher(TFMessage, "/tf", TF_QOS)
-            self._pub_static = node.create_publisher(TFMessage, "/tf_static", TF_STATIC_QOS)
-            self._message, self._transforms = TFMessage(), None
-            self._send = self._publish_dynamic
-            self._send_static = lambda transforms: self._pub_static.publish(TFMessage(transforms=list(transforms)))
+    def image(self, transforms: list) -> "TransformsImage":
+        return TransformsImage(self._message_type(transforms=list(transforms)))
 
-    def _publish_dynamic(self, transforms: list) -> None:
-        if transforms is not self._transforms:  # a new list: the message's type checks run once
-            self._message.transforms, self._transforms = transforms, transforms
-        self._pub.publish(self._message)
-
-    def send(self, transforms: list) -> None:
-        self._send(transforms)
+    def send(self, image: "TransformsImage") -> None:
+        image.publish(self._pub)
 
     def send_static(self, transforms) -> None:
-        self._send_static(list(transforms))
+        self._pub_static.publish(self._message_type(transforms=list(transforms)))
+
+
+class TransformsImage:
+    """A TFMessage's frames fixed, its numbers refilled: ``values`` holds one row per transform,
+    translation (m) then rotation quaternion x, y, z, w; ``publish`` stamps nothing itself."""
+
+    def __init__(self, message):
+        from .cdr import MessageImage
+
+        n = len(message.transforms)
+        paths = []
+        for i in range(n):
+            paths += [f"transforms[{i}].transform.translation.{a}" for a in "xyz"]
+            paths += [f"transforms[{i}].transform.rotation.{a}" for a in "xyzw"]
+        self._image = MessageImage(message, paths, [f"transforms[{i}].header.stamp" for i in range(n)])
+        self.values = np.zeros((n, 7))
+        self.values[:, 6] = 1.0
+
+    def set_stamp(self, stamp) -> None:
+        self._image.set_stamp(stamp.sec, stamp.nanosec)
+
+    def publish(self, publisher) -> None:
+        self._image.set_floats(self.values.ravel())
+        self._image.publish(publisher)
 
 
 INTERRUPTED_TAKE = "Unable to convert call argument"

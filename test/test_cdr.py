@@ -1,0 +1,127 @@
+"""nao_motion.ros.cdr: images refilled in place give the messages rclpy would have serialized;
+the JointState reader reads what rclpy deserializes and refuses what parse_joint_values refuses."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+pytest.importorskip("rclpy")
+
+from geometry_msgs.msg import PoseArray, Pose, TransformStamped  # noqa: E402
+from nav_msgs.msg import Odometry  # noqa: E402
+from rclpy.serialization import deserialize_message, serialize_message  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+from tf2_msgs.msg import TFMessage  # noqa: E402
+
+from nao_motion.joint_input import JointInputError, parse_joint_values  # noqa: E402
+from nao_motion.model import NaoModel  # noqa: E402
+from nao_motion.ros.cdr import JointStateReader, MessageImage  # noqa: E402
+from nao_motion.ros.node_tools import TransformsImage  # noqa: E402
+
+MODEL = NaoModel("V5")
+
+
+def test_joint_state_image_equals_the_refilled_message():
+    names = list(MODEL.joint_names)
+    msg = JointState(name=names, position=[0.0] * len(names), velocity=[0.0] * len(names))
+    msg.header.frame_id = "torso"
+    image = MessageImage(msg, ["position", "velocity"], ["header.stamp"])
+    values = np.linspace(-1.0, 1.0, 2 * len(names))
+    image.set_floats(values)
+    image.set_stamp(1234, 567_000_000)
+    msg.position, msg.velocity = values[:len(names)].tolist(), values[len(names):].tolist()
+    msg.header.stamp.sec, msg.header.stamp.nanosec = 1234, 567_000_000
+    assert deserialize_message(bytes(image.buffer), JointState) == msg
+
+
+def test_nested_fields_and_message_fields_expand_in_declaration_order():
+    feet = PoseArray(poses=[Pose(), Pose()])
+    feet.header.frame_id = "wb_world"
+    image = MessageImage(feet, [f"poses[{i}].{f}" for i in (0, 1) for f in ("position", "orientation")],
+                         ["header.stamp"])
+    assert image.float_count == 14
+    image.set_floats(np.arange(14.0))
+    back = deserialize_message(bytes(image.buffer), PoseArray)
+    assert (back.poses[1].position.x, back.poses[1].orientation.w) == (7.0, 13.0)
+    assert back.header.frame_id == "wb_world"
+
+
+def test_odometry_image_keeps_the_values_it_was_made_with():
+    odom = Odometry()
+    odom.header.frame_id, odom.child_frame_id = "odom", "base_footprint"
+    odom.pose.pose.orientation.w = 1.0
+    image = MessageImage(odom, ["pose.pose.position", "pose.pose.orientation"], ["header.stamp"])
+    back = deserialize_message(bytes(image.buffer), Odometry)
+    assert back.pose.pose.orientation.w == 1.0 and back.child_frame_id == "base_footprint"
+
+
+def test_transforms_image_rows_are_translation_then_quaternion():
+    transforms = [TransformStamped(child_frame_id=f"link{i}") for i in range(3)]
+    for t in transforms:
+        t.header.frame_id = "base_link"
+    image = TransformsImage(TFMessage(transforms=transforms))
+    image.values[2] = [1.0, 2.0, 3.0, 0.0, 0.0, math.sin(0.5), math.cos(0.5)]
+
+    class Capture:
+        def publish(self, data: bytes) -> None:
+            self.data = data
+
+    capture = Capture()
+    image.publish(capture)
+    back = deserialize_message(capture.data, TFMessage)
+    t = back.transforms[2].transform
+    assert (t.translation.z, t.rotation.w) == (3.0, math.cos(0.5))
+    assert back.transforms[0].transform.rotation.w == 1.0  # identity until filled
+
+
+def serialized(names, positions) -> bytes:
+    return serialize_message(JointState(name=names, position=positions))
+
+
+def test_reader_reads_what_rclpy_deserializes():
+    names = list(MODEL.joint_names)[::-1] + ["LFinger21"]
+    positions = np.linspace(-0.5, 0.5, len(names))
+    reader = JointStateReader(MODEL)
+    q, received = np.zeros(MODEL.n_joints), np.zeros(MODEL.n_joints, dtype=bool)
+    msg = JointState(name=names, position=positions.tolist())
+    msg.header.stamp.sec, msg.header.stamp.nanosec = 12, 34
+    msg.header.frame_id = "odd length"
+    stamp = reader.merge(serialize_message(msg), q, received)
+    expected = parse_joint_values(MODEL, names, positions, unknown_names="ignore")
+    assert (stamp.sec, stamp.nanosec) == (12, 34)
+    assert received.all() and np.array_equal(q[expected.indices], expected.values)
+    assert reader.ignored_names == ["LFinger21"]
+    # the same names again: read from the cached layout
+    q2 = np.zeros(MODEL.n_joints)
+    reader.merge(serialize_message(msg), q2, received)
+    assert np.array_equal(q, q2)
+
+
+@pytest.mark.parametrize("names, positions, reason", [
+    (["HeadYaw", "HeadYaw"], [0.0, 0.1], "duplicate"),
+    (["HeadYaw", "HeadPitch"], [0.0], "2 joint names but 1 position"),
+    (["HeadYaw"], [math.nan], "non-finite"),
+    (["HeadYaw"], [math.inf], "non-finite"),
+])
+def test_reader_refuses_what_parse_joint_values_refuses(names, positions, reason):
+    reader = JointStateReader(MODEL)
+    q, received = np.zeros(MODEL.n_joints), np.zeros(MODEL.n_joints, dtype=bool)
+    with pytest.raises(JointInputError, match=reason):
+        reader.merge(serialized(names, positions), q, received)
+    assert not received.any() and not q.any()
+
+
+def test_reader_refuses_bytes_that_are_not_a_joint_state():
+    reader = JointStateReader(MODEL)
+    q, received = np.zeros(MODEL.n_joints), np.zeros(MODEL.n_joints, dtype=bool)
+    good = serialized(["HeadYaw"], [0.1])
+    for data in (b"", b"\x00\x01\x00\x00", good[:48], good[:20] + b"\xff\xff\xff\x7f" + good[24:]):
+        with pytest.raises(JointInputError):
+            reader.merge(data, q, received)
+    assert not received.any()
+    # a good message after garbage is read
+    reader.merge(good, q, received)
+    assert q[MODEL.joint_index("HeadYaw")] == 0.1
