@@ -182,6 +182,10 @@ def running(tmp_path_factory):
     try:
         assert robot.wait(lambda: robot.plans and robot.active and robot.odom, 30.0), \
             "no plan, walk/active or odom from the nodes"
+        # The foot contact protection refuses a walk until the walk has the FSRs: the robot's
+        # streams are matched one by one at start-up, the FSRs maybe after joint_states.
+        assert robot.wait(lambda: any(float(d.get("fsr_total_n", 0.0)) > 0.0
+                                      for d in robot.since(robot.diagnostics, 0.0)), 10.0), "the walk has no FSRs"
         yield robot
     finally:
         robot.close()

@@ -1,6 +1,8 @@
 """The suite's nodes composed in one process: still separate ROS 2 nodes, with their own names,
-parameters (their own config/*.yaml), remaps and topics, spun by one executor, but for the
-whole-body node, which answers the robot every cycle and has an executor and a thread of its own.
+parameters (their own config/*.yaml), remaps and topics, spun by one executor on one thread.
+The whole-body node, which answers the robot's joint_states with its command, is added first:
+the executor serves it first when a joint_states arrives (``nao_motion.ros.executor``), and the
+others' work on the same message comes after the robot has its command.
 
 Why: every rclpy process pays for its interpreter and for an executor that wakes once per
 message of every subscription. The suite's nodes all take the robot's 100 Hz streams
@@ -62,18 +64,15 @@ def node_factory(spec: NodeSpec, overrides: list[Parameter]):
     return partial(node_class, cli_args=node_arguments(spec), parameter_overrides=overrides)
 
 
-# The node that answers the robot's joint_states with its command spins on a thread of its own:
-# the others' work, whose results have a cycle of slack (the walk's references are one cycle
-# ahead), does not delay the robot's command.
-OWN_THREAD = ("whole_body",)
+# Served first (see the module docstring); the others' results have a cycle of slack (the walk's
+# references are one cycle ahead).
+FIRST = "whole_body"
 
 
 def main(args=None) -> None:
     overrides = process_parameters(sys.argv if args is None else args)
-    specs = suite_nodes()
-    shared = [node_factory(spec, overrides) for spec in specs if spec.executable not in OWN_THREAD]
-    own = [[node_factory(spec, overrides)] for spec in specs if spec.executable in OWN_THREAD]
-    run_nodes([shared, *own], args)
+    specs = sorted(suite_nodes(), key=lambda spec: spec.executable != FIRST)
+    run_nodes([[node_factory(spec, overrides) for spec in specs]], args)
 
 
 if __name__ == "__main__":

@@ -240,7 +240,8 @@ class WalkNode(Node):
         self.active_msg = Bool(data=False)
         self.last_active_s = -math.inf
 
-        self.diagnostics = CycleDiagnostics(self, "walk", self.model.cycle_time_s)
+        self.last_out: WalkOutputs | None = None  # of the latest cycle, for the diagnostics
+        self.diagnostics = CycleDiagnostics(self, "walk", self.model.cycle_time_s, self._diagnose)
         self.diagnostics.set_status(DiagnosticStatus.WARN, "waiting for joint_states")
         self.create_timer(WATCHDOG_PERIOD_S, self.on_watchdog)
         self._publish_active(-math.inf)  # latched: moveIsActive is answered before the first cycle
@@ -381,7 +382,7 @@ class WalkNode(Node):
         self._act(out, stamp)
         self._check_move_init(now_s)
         self.diagnostics.record(time.perf_counter() - start)
-        self._diagnose(out)
+        self.last_out = out
 
     def _act(self, out: WalkOutputs, stamp) -> None:
         for key, text in out.warnings:
@@ -482,7 +483,12 @@ class WalkNode(Node):
         self.active_pub.publish(self.active_msg)
         self.last_active_s = now_s
 
-    def _diagnose(self, out: WalkOutputs) -> None:
+    def _diagnose(self) -> None:
+        """The latest cycle's figures and status, if a cycle ran since the last publication (else
+        the watchdog's status stands)."""
+        out, self.last_out = self.last_out, None
+        if out is None:
+            return
         c, inputs = self.controller, self.inputs
         values = self.diagnostics.values
         values.update({

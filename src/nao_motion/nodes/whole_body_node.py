@@ -169,7 +169,8 @@ class WholeBodyNode(Node):
         self.torso_values = np.zeros(7)
         self.markers = self._make_markers()
         self.last_markers_s = -np.inf
-        self.diagnostics = CycleDiagnostics(self, "whole_body", self.model.cycle_time_s)
+        self.last_result = None  # of the latest cycle, for the diagnostics
+        self.diagnostics = CycleDiagnostics(self, "whole_body", self.model.cycle_time_s, self._diagnose)
         self.diagnostics.set_status(DiagnosticStatus.WARN, "waiting for joint_states")
         self.create_timer(WATCHDOG_PERIOD_S, self.on_watchdog)
         self.get_logger().info(f"whole body balancer for NAO {version}: {self.balancer.n} variables, "
@@ -368,7 +369,7 @@ class WholeBodyNode(Node):
         if result.outcome in (Outcome.RELAXED, Outcome.HELD):
             throttled_warning(self, "outcome", f"whole body: {result.reason}")
         self.diagnostics.record(time.perf_counter() - start)
-        self._diagnose(result)
+        self.last_result = result
 
     def _walk_reference(self) -> WalkReference | None:
         """The walk's references for this cycle, unless older than reference_timeout_s (the walk
@@ -397,7 +398,11 @@ class WholeBodyNode(Node):
             self._fill_markers(result, stamp)
             self.marker_pub.publish(self.markers)
 
-    def _diagnose(self, result) -> None:
+    def _diagnose(self) -> None:
+        """The latest cycle's figures and status, if a cycle ran since the last publication."""
+        result, self.last_result = self.last_result, None
+        if result is None:
+            return
         settings = self.balancer.settings
         values = self.diagnostics.values
         values.update({

@@ -17,7 +17,13 @@ QoS event handlers (one per subscription, reporting an incompatible publisher) a
 wait set of their own about once a second instead of at every wake-up: such a report is a
 configuration problem that does not need the motion cycle's latency.
 
-Semantics kept from rclpy: every ready entity is served once per wake-up, in node order; a
+Served in a fixed order, which rclpy's set of nodes does not give: subscriptions, then timers,
+services, clients; within each kind, the nodes in the order they were added. A process that runs
+several nodes adds first the one whose answer is most urgent (the suite: the whole body, which
+answers the robot's joint_states with its command), so it is served first when a message that
+several of them take arrives.
+
+Semantics kept from rclpy: every ready entity is served once per wake-up; a
 callback's exception ends ``spin`` (the node's process fails, as with rclpy's executors);
 ``ExternalShutdownException`` when the context is shut down; entities in a callback group that
 refuses them (``nao_motion.ros.sampled.NeverExecuted``) are not waited on. Not kept: callback
@@ -71,6 +77,18 @@ class CycleExecutor(Executor):
         super().__init__(context=context)
         self._plan: Optional[_WaitPlan] = None
         self._next_event_poll_s = 0.0
+        self._node_order: list = []  # the order nodes were added in: the order they are served in
+
+    def add_node(self, node) -> bool:
+        added = super().add_node(node)
+        if added:
+            self._node_order.append(node)
+        return added
+
+    def remove_node(self, node) -> None:
+        super().remove_node(node)
+        if node in self._node_order:
+            self._node_order.remove(node)
 
     # --- rclpy's Executor interface -----------------------------------------------------------
     def spin(self) -> None:
@@ -130,10 +148,10 @@ class CycleExecutor(Executor):
                 serve["guard_condition", pointer]()
             else:  # the executor's own guard: entities, nodes or tasks changed
                 stale = True
-        for pointer in ws.get_ready_entities("timer"):
-            serve["timer", pointer]()
         for pointer in ws.get_ready_entities("subscription"):
             serve["subscription", pointer]()
+        for pointer in ws.get_ready_entities("timer"):
+            serve["timer", pointer]()
         for pointer in ws.get_ready_entities("service"):
             serve["service", pointer]()
         for pointer in ws.get_ready_entities("client"):
@@ -213,7 +231,8 @@ class CycleExecutor(Executor):
 
         subscriptions, timers, clients, services, guards, waitables, events = [], [], [], [], [], [], []
         serve: dict = {}
-        for node in self.get_nodes():
+        nodes = self.get_nodes()
+        for node in sorted(nodes, key=lambda n: self._node_order.index(n) if n in self._node_order else len(nodes)):
             for sub in node.subscriptions:
                 if enter(sub, sub.handle):
                     subscriptions.append(sub.handle)

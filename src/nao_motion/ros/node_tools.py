@@ -46,11 +46,15 @@ def merge_joint_state(node: Node, topic: str, reader, data: bytes, values: np.nd
 
 @dataclass
 class CycleDiagnostics:
-    """Cycle-time statistics of one node, published on /diagnostics about once per second."""
+    """Cycle-time statistics of one node, published on /diagnostics about once per second.
+
+    ``fill``, if given, is called just before each publication to bring ``values`` and the
+    status up to date: a node formats its figures once a second, not at every cycle."""
 
     node: Node
     name: str
     period_s: float
+    fill: Callable[[], None] | None = None
     window: int = 500
     durations_s: deque = field(default_factory=lambda: deque(maxlen=500))
     values: dict = field(default_factory=dict)
@@ -69,6 +73,8 @@ class CycleDiagnostics:
         self.level, self.message = level, message
 
     def publish(self) -> None:
+        if self.fill is not None:
+            self.fill()
         d = np.asarray(self.durations_s) * 1e3 if self.durations_s else np.zeros(1)
         status = DiagnosticStatus(level=self.level, name=f"nao_motion: {self.name}", message=self.message,
                                   hardware_id="nao")
