@@ -134,6 +134,7 @@ def bench_suite(seconds: float) -> None:
                        for p in suite.processes}
             finally:
                 suite.stop()
+                monitor.close()
             shares = ", ".join(f"{name} {100 * c:.0f} %" for name, c in cpu.items())
             label = "as fast as possible" if rtf == 0.0 else "at real time (target >= 1.0)"
             print(f"whole suite {label:30s}: real-time factor {achieved:5.2f}   CPU: {shares}")

@@ -109,6 +109,7 @@ def run(version: str, stand_s: float, walk_s: float, composed: bool, load: bool)
     finally:
         if motion is not None:
             motion.close()
+        monitor.close()
         node.destroy_node()
         rclpy.try_shutdown()
         suite.stop()

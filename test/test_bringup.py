@@ -33,6 +33,7 @@ def test_bringup_publishes_states_imu_and_tf_at_the_cycle_rate(tmp_path):
                   "tf": (monitor.tf.dynamic_messages - start[3]) / sim_s}
         frames = monitor.tf.frames()
     finally:
+        monitor.close()
         node.destroy_node()
         rclpy.shutdown()
         output = bringup.communicate(timeout=60)[0]

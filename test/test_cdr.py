@@ -125,3 +125,30 @@ def test_reader_refuses_bytes_that_are_not_a_joint_state():
     # a good message after garbage is read
     reader.merge(good, q, received)
     assert q[MODEL.joint_index("HeadYaw")] == 0.1
+
+
+def test_imu_and_pose_read_in_place():
+    from geometry_msgs.msg import PoseStamped
+    from sensor_msgs.msg import Imu
+
+    from nao_motion.ros.cdr import POSE_FLOATS, ImuReader, StampedFloatsReader
+
+    imu = Imu()
+    imu.header.frame_id = "torso"
+    imu.orientation.z, imu.orientation.w = math.sin(0.25), math.cos(0.25)
+    imu.angular_velocity.x, imu.angular_velocity.z = 0.5, -1.5
+    attitude, gyro = ImuReader().read(serialize_message(imu))
+    assert np.allclose(attitude[:2, :2], [[math.cos(0.5), -math.sin(0.5)], [math.sin(0.5), math.cos(0.5)]])
+    assert gyro.tolist() == [0.5, 0.0, -1.5]
+    imu.orientation.w = math.nan
+    imu.angular_velocity.y = math.inf
+    assert ImuReader().read(serialize_message(imu)) == (None, None)
+    assert ImuReader().read(b"\x00\x01\x00\x00") == (None, None)
+
+    pose = PoseStamped()
+    pose.header.frame_id, pose.header.stamp.sec, pose.header.stamp.nanosec = "wb_world", 3, 250_000_000
+    pose.pose.position.y, pose.pose.orientation.w = 0.25, 1.0
+    frame, stamp_s, values = StampedFloatsReader(POSE_FLOATS).read(serialize_message(pose))
+    assert (frame, stamp_s, values.tolist()) == ("wb_world", 3.25, [0.0, 0.25, 0.0, 0.0, 0.0, 0.0, 1.0])
+    with pytest.raises(ValueError):
+        StampedFloatsReader(POSE_FLOATS).read(serialize_message(pose)[:40])

@@ -1,5 +1,5 @@
 """NAOqi's locomotion examples, ported to examples/, end to end: the simulator and the whole suite
-as their own processes (sim time, half real time for headroom on 2 cores), each example driving
+composed in one process, as users run it (sim time, half real time for headroom on 2 cores), each example driving
 them through the ALMotion client. Where the robot went comes from the simulator's ground truth."""
 
 import math
@@ -17,7 +17,7 @@ from nav_msgs.msg import Odometry  # noqa: E402
 
 from nao_motion import spatial  # noqa: E402
 from nao_motion.ros.qos import CYCLE_QOS  # noqa: E402
-from nao_motion.suite import SIMULATOR, suite_nodes  # noqa: E402
+from nao_motion.suite import SIMULATOR, SUITE_PROCESS  # noqa: E402
 
 # Well short of a fall (60 deg). Through the suite's processes the torso tilts more than with the
 # chain in process (test_walk_sim.py, 6 deg): the cha-cha reaches ~11 deg here against 5.7 there.
@@ -60,8 +60,7 @@ class TrueTorso:
 def suite(tmp_path_factory):
     nodes = NodeGroup(tmp_path_factory.mktemp("walk_examples_logs"))
     nodes.start(SIMULATOR, params={"real_time_factor": 0.5})
-    for spec in suite_nodes():
-        nodes.start(spec, use_sim_time=True)
+    nodes.start(SUITE_PROCESS, use_sim_time=True)  # composed, as nao-motion sim and the demo run it
     rclpy.init()
     try:
         from nao_motion.almotion import ALMotion

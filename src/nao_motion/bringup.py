@@ -81,6 +81,7 @@ def run_bringup(nao_version: str, real_time_factor: float, duration_s: float | N
     except KeyboardInterrupt:
         interrupted = True
     finally:
+        monitor.close()
         node.destroy_node()
         rclpy.try_shutdown()
         codes = suite.stop()

@@ -210,6 +210,7 @@ def run_demo(duration_s: float = 60.0, out_dir: Path = Path("out/demo"), version
         walk_error = motion.post.errors.get(task) if task is not None else None
         if motion is not None:
             motion.close()
+        monitor.close()
         node.destroy_node()
         rclpy.try_shutdown()
         codes = suite.stop()

@@ -13,12 +13,12 @@ from contextlib import contextmanager
 
 import numpy as np
 import rclpy
-from rclpy.executors import SingleThreadedExecutor
 from sensor_msgs.msg import JointState
 
 from ..joint_input import JointInputError, parse_joint_values
 from ..kinematics import ForwardKinematics
 from ..model import NaoModel
+from ..ros.executor import CycleExecutor
 from ..ros.sampled import SampledSubscription
 
 
@@ -41,7 +41,7 @@ class ClientBase:
         # for the robot's streams): every message since the last read is merged.
         self._states = SampledSubscription(self.node, JointState, "joint_states", depth=20)
         self._commands = SampledSubscription(self.node, JointState, "joint_commands", depth=20)
-        self._executor = SingleThreadedExecutor()
+        self._executor = CycleExecutor()
         self._executor.add_node(self.node)
         self._thread = threading.Thread(target=self._executor.spin, daemon=True)
         self._thread.start()

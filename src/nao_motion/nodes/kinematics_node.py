@@ -27,8 +27,8 @@ from std_msgs.msg import String
 
 from ..kinematics import ForwardKinematics
 from ..model import SUPPORTED_VERSIONS, NaoModel
-from ..ros.cdr import JointStateReader
-from ..ros.conversions import IMU_ORIENTATION_ERROR, imu_attitude, stamp_seconds, transform_stamped
+from ..ros.cdr import ImuReader, JointStateReader
+from ..ros.conversions import IMU_ORIENTATION_ERROR, stamp_seconds, transform_stamped
 from ..ros.node_tools import (
     CycleDiagnostics,
     TfPublisher,
@@ -82,7 +82,8 @@ class KinematicsNode(Node):
         self.joint_states = SampledSubscription(self, JointState, "joint_states", depth=50, raw=True)
         self.joint_reader = JointStateReader(self.model)
         # Only the newest attitude matters, read when the joints arrive: no wake-up per message.
-        self.imu = SampledSubscription(self, Imu, "imu")
+        self.imu = SampledSubscription(self, Imu, "imu", raw=True)
+        self.imu_reader = ImuReader()
         self._publish_static()
 
         # Prepared once; each cycle only fills the numbers in.
@@ -147,10 +148,10 @@ class KinematicsNode(Node):
         return True
 
     def _read_imu(self) -> None:
-        msg = self.imu.take_latest()
-        if msg is None:
+        data = self.imu.take_latest()
+        if data is None:
             return
-        attitude = imu_attitude(msg)
+        attitude = self.imu_reader.read(data)[0]
         if attitude is None:
             throttled_warning(self, "imu", IMU_ORIENTATION_ERROR)
             return

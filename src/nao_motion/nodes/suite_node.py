@@ -69,10 +69,26 @@ def node_factory(spec: NodeSpec, overrides: list[Parameter]):
 FIRST = "whole_body"
 
 
+def share_clock(nodes: list) -> None:
+    """One /clock subscription for the process: the first node's time source drives every node's
+    clock.
+
+    rclpy gives each node a time source with a /clock subscription of its own: composed, each
+    simulator tick woke the process once per node and cost the simulator a delivery per node.
+    use_sim_time is the process's (``-p use_sim_time:=true`` applies to every node)."""
+    shared = nodes[0]._time_source
+    for node in nodes[1:]:
+        clock = node.get_clock()
+        own = node._time_source
+        own._associated_clocks.discard(clock)
+        own.detach_node()  # destroys its /clock subscription
+        shared.attach_clock(clock)
+
+
 def main(args=None) -> None:
     overrides = process_parameters(sys.argv if args is None else args)
     specs = sorted(suite_nodes(), key=lambda spec: spec.executable != FIRST)
-    run_nodes([[node_factory(spec, overrides) for spec in specs]], args)
+    run_nodes([node_factory(spec, overrides) for spec in specs], args, share_clock)
 
 
 if __name__ == "__main__":

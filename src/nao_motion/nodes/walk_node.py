@@ -84,14 +84,13 @@ from ..joint_input import JointInputError, parse_joint_values
 from ..model import SUPPORTED_VERSIONS, NaoModel
 from ..ros.conversions import (
     IMU_ORIENTATION_ERROR,
-    imu_attitude,
-    pose_matrix,
+    pose_matrix_of,
     set_vector_fields,
     stamp_seconds,
     time_msg,
     transform_stamped,
 )
-from ..ros.cdr import JointStateReader, MessageImage
+from ..ros.cdr import POSE_FLOATS, ImuReader, JointStateReader, MessageImage, StampedFloatsReader
 from ..ros.footstep_messages import FootstepMessageError, decode_plan
 from ..ros.node_tools import (
     CycleDiagnostics,
@@ -195,9 +194,10 @@ class WalkNode(Node):
         self.create_subscription(Float64MultiArray, "footsteps/plan", self.on_plan, LATCHED_QOS)
         self.create_subscription(JointState, "joint_states", self.on_joint_states, LATEST_QOS, raw=True)
         self.states_reader, self.commands_reader = JointStateReader(self.model), JointStateReader(self.model)
-        self.torso_sub = SampledSubscription(self, PoseStamped, "whole_body/torso_pose")
+        self.torso_sub = SampledSubscription(self, PoseStamped, "whole_body/torso_pose", raw=True)
+        self.torso_reader, self.imu_reader = StampedFloatsReader(POSE_FLOATS), ImuReader()
         self.commands_sub = SampledSubscription(self, JointState, "joint_commands", raw=True)
-        self.imu_sub = SampledSubscription(self, Imu, "imu")
+        self.imu_sub = SampledSubscription(self, Imu, "imu", raw=True)
         self.fsr_subs = [SampledSubscription(self, Float32MultiArray, f"fsr/{side}") for side in ("left", "right")]
         self.create_subscription(JointState, "joint_stiffness", self.on_stiffness, CYCLE_QOS)
         self.create_subscription(JointState, "joint_targets", self.on_user_targets, CYCLE_QOS)
@@ -272,9 +272,13 @@ class WalkNode(Node):
     def _read_sampled(self, now_s: float) -> None:
         """The newest torso pose, whole-body command, IMU and FSRs, dated by this cycle."""
         inputs = self.inputs
-        msg = self.torso_sub.take_latest()
-        if msg is not None:
-            torso = pose_matrix(msg.pose) if msg.header.frame_id in ("", WORLD_FRAME) else None
+        data = self.torso_sub.take_latest()
+        if data is not None:
+            try:
+                frame, _, values = self.torso_reader.read(data)
+                torso = pose_matrix_of(values) if frame in ("", WORLD_FRAME) else None
+            except ValueError:
+                torso = None
             if torso is None:
                 throttled_warning(self, "torso_pose", "whole_body/torso_pose ignored: frame must be "
                                                       f"{WORLD_FRAME!r}, position and orientation finite")
@@ -285,9 +289,9 @@ class WalkNode(Node):
         if data is not None:
             merge_joint_state(self, "joint_commands", self.commands_reader, data, inputs.q_commanded,
                               inputs.commanded_received)
-        msg = self.imu_sub.take_latest()
-        if msg is not None:
-            attitude = imu_attitude(msg)
+        data = self.imu_sub.take_latest()
+        if data is not None:
+            attitude = self.imu_reader.read(data)[0]
             if attitude is None:
                 throttled_warning(self, "imu", IMU_ORIENTATION_ERROR)
             else:

@@ -64,11 +64,10 @@ from ..joint_input import JointInputError, parse_joint_values
 from ..model import SUPPORTED_VERSIONS, NaoModel
 from ..ros.conversions import (
     IMU_ORIENTATION_ERROR,
-    imu_attitude,
     pose_matrix,
     stamp_seconds,
 )
-from ..ros.cdr import JointStateReader, MessageImage
+from ..ros.cdr import ImuReader, JointStateReader, MessageImage
 from ..ros.node_tools import CycleDiagnostics, ValidatedParameters, merge_joint_state, run_node, throttled_warning
 from ..ros.qos import CYCLE_QOS, LATEST_QOS
 from ..ros.sampled import SampledSubscription
@@ -145,7 +144,8 @@ class WholeBodyNode(Node):
         self.marker_pub = self.create_publisher(MarkerArray, "whole_body/markers", 10)
         self.create_subscription(JointState, "collision_filter/safe_joint_commands", self.on_wish, CYCLE_QOS)
         self.create_subscription(JointState, "joint_states", self.on_joint_states, LATEST_QOS, raw=True)
-        self.imu_sub = SampledSubscription(self, Imu, "imu")
+        self.imu_sub = SampledSubscription(self, Imu, "imu", raw=True)
+        self.imu_reader = ImuReader()
         self.create_subscription(Vector3Stamped, "whole_body/effector/Head",
                                  partial(self.on_effector, "Head"), 10)
         for arm in ("LArm", "RArm"):
@@ -157,7 +157,6 @@ class WholeBodyNode(Node):
         for support in SUPPORT_LEGS:
             self.create_service(Trigger, f"whole_body/go_to_balance/{support}", partial(self.on_go_to_balance, support))
 
-        # Prepared once; each cycle only fills the numbers in.
         # Prepared once; each cycle writes its numbers into the serialized bytes.
         n = self.model.n_joints
         self.command_image = MessageImage(JointState(name=list(self.model.joint_names), position=[0.0] * n),
@@ -293,18 +292,16 @@ class WholeBodyNode(Node):
         self._cycle(stamp)
 
     def _read_imu(self, now_s: float) -> None:
-        msg = self.imu_sub.take_latest()
-        if msg is None:
+        data = self.imu_sub.take_latest()
+        if data is None:
             return
-        attitude = imu_attitude(msg)
+        attitude, gyro = self.imu_reader.read(data)
         if attitude is None:
             throttled_warning(self, "imu", IMU_ORIENTATION_ERROR)
             return
         self.attitude = attitude
         self.attitude_s = now_s
-        w = msg.angular_velocity
-        gyro = (w.x, w.y, w.z)
-        if np.all(np.isfinite(gyro)):
+        if gyro is not None:
             self.gyro_radps[:] = gyro
             self.gyro_s = now_s
 

@@ -35,6 +35,7 @@ from builtin_interfaces.msg import Time
 from rclpy.serialization import deserialize_message, serialize_message
 
 from ..joint_input import JointInputError, parse_joint_values
+from .conversions import imu_attitude
 
 ENCAPSULATION = 4  # bytes before the CDR payload: representation identifier and options
 _PATH_PART = re.compile(r"([A-Za-z_]\w*)(?:\[(\d+)\])?")
@@ -223,6 +224,52 @@ class JointStateReader:
             names.append(bytes(data[at + 4:at + 3 + length]).decode("utf-8", "replace"))
             at += 4 + length
         return names, at
+
+
+# Where sensor_msgs/Imu's and geometry_msgs/PoseStamped's numbers are among their float64 fields.
+IMU_FLOATS, IMU_ORIENTATION, IMU_ANGULAR_VELOCITY = 37, slice(0, 4), slice(13, 16)
+POSE_FLOATS = 7  # position x, y, z, orientation x, y, z, w
+
+
+class StampedFloatsReader:
+    """The stamp, frame and float64 fields of a serialized message made of a std_msgs/Header and
+    then float64 fields only (sensor_msgs/Imu: 37, geometry_msgs/PoseStamped: 7), read in place.
+
+    ``read(data)`` returns (frame_id, stamp seconds, the fields as a read-only float64 array in
+    declaration order), or raises ValueError for bytes too short or not little-endian CDR."""
+
+    def __init__(self, count: int):
+        self.count = count
+
+    def read(self, data: bytes) -> tuple[str, float, np.ndarray]:
+        if data[:2] != b"\x00\x01" or len(data) < ENCAPSULATION + 12:
+            raise ValueError("not a little-endian CDR message")
+        sec, nanosec, frame_length = struct.unpack_from("<iII", data, ENCAPSULATION)
+        frame_at = ENCAPSULATION + 12
+        start = ENCAPSULATION + _align(frame_at + frame_length - ENCAPSULATION, 8)
+        if frame_length == 0 or len(data) < start + 8 * self.count:
+            raise ValueError("message too short")
+        frame = bytes(data[frame_at:frame_at + frame_length - 1]).decode("utf-8", "replace")
+        return frame, sec + nanosec * 1e-9, np.frombuffer(data, "<f8", self.count, start)
+
+
+class ImuReader:
+    """The attitude and angular velocity of serialized sensor_msgs/Imu messages.
+
+    ``read(data)`` returns (attitude 3x3 or None when the orientation is refused, as
+    ``imu_attitude`` refuses it or when the bytes are not an Imu; angular velocity in rad/s or
+    None when not finite)."""
+
+    def __init__(self):
+        self._floats = StampedFloatsReader(IMU_FLOATS)
+
+    def read(self, data: bytes) -> tuple[np.ndarray | None, np.ndarray | None]:
+        try:
+            _, _, values = self._floats.read(data)
+        except (ValueError, struct.error):
+            return None, None
+        gyro = values[IMU_ANGULAR_VELOCITY]
+        return imu_attitude(values[IMU_ORIENTATION]), (gyro.copy() if np.all(np.isfinite(gyro)) else None)
 
 
 def _align(offset: int, alignment: int) -> int:

@@ -55,17 +55,21 @@ def pose_matrix(pose) -> np.ndarray | None:
     """A geometry_msgs/Pose as a 4x4 transform, or None when its position is not finite or its
     orientation not a finite, non-zero quaternion (the caller says why it refuses it)."""
     p, o = pose.position, pose.orientation
-    values = (p.x, p.y, p.z, o.x, o.y, o.z, o.w)
+    return pose_matrix_of((p.x, p.y, p.z, o.x, o.y, o.z, o.w))
+
+
+def pose_matrix_of(values) -> np.ndarray | None:
+    """pose_matrix of the seven numbers of a Pose: position x, y, z, orientation x, y, z, w."""
+    values = [float(v) for v in values]
     if not all(math.isfinite(v) for v in values) or math.hypot(*values[3:]) < 1e-6:
         return None
     return transform(rotation_from_quaternion_xyzw(values[3:]), values[:3])
 
 
-def imu_attitude(msg) -> np.ndarray | None:
-    """The torso's rotation in the IMU's gravity-aligned frame (3x3), or None when the message's
+def imu_attitude(orientation_xyzw) -> np.ndarray | None:
+    """The torso's rotation in the IMU's gravity-aligned frame (3x3), or None when the IMU's
     orientation is not a finite, non-zero quaternion (the caller logs IMU_ORIENTATION_ERROR)."""
-    o = msg.orientation
-    q = np.array([o.x, o.y, o.z, o.w])
+    q = np.array(orientation_xyzw, dtype=float)
     if not np.all(np.isfinite(q)) or np.linalg.norm(q) < 1e-6:
         return None
     return rotation_from_quaternion_xyzw(q)

@@ -33,6 +33,7 @@ groups do not order anything (one thread runs everything; nothing runs concurren
 from __future__ import annotations
 
 import inspect
+import threading
 import time
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -78,6 +79,9 @@ class CycleExecutor(Executor):
         self._plan: Optional[_WaitPlan] = None
         self._next_event_poll_s = 0.0
         self._node_order: list = []  # the order nodes were added in: the order they are served in
+        # Held while a wake-up uses the plan: shutdown() from another thread waits for it before
+        # it lets the handles go (re-entrant: a callback may shut its executor down).
+        self._plan_lock = threading.RLock()
 
     def add_node(self, node) -> bool:
         added = super().add_node(node)
@@ -114,6 +118,10 @@ class CycleExecutor(Executor):
 
     # --- one wake-up --------------------------------------------------------------------------
     def _spin_once(self, timeout_sec: Timeout) -> None:
+        with self._plan_lock:
+            self._wake_up(timeout_sec)
+
+    def _wake_up(self, timeout_sec: Timeout) -> None:
         if self._is_shutdown:
             return
         self._run_tasks()
@@ -207,9 +215,10 @@ class CycleExecutor(Executor):
 
     # --- the plan -----------------------------------------------------------------------------
     def _drop_plan(self) -> None:
-        if self._plan is not None:
-            self._plan.stack.close()
-            self._plan = None
+        with self._plan_lock:
+            if self._plan is not None:
+                self._plan.stack.close()
+                self._plan = None
 
     def _make_plan(self) -> _WaitPlan:
         stack = ExitStack()

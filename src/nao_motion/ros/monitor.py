@@ -24,10 +24,15 @@ from sensor_msgs.msg import Imu, JointState
 
 from ..spatial import rotation_from_quaternion_xyzw
 from .conversions import stamp_seconds
+from .executor import CycleExecutor
 from .sampled import SampledSubscription
 from .tf_listener import TfListener
 
 POLL_PERIOD_S = 0.02
+# /tf messages the monitor converts per read (it counts them all): it shows frames (a frame seen
+# once stays known) and looks a few up; converting every /tf message (1 ms each, 150 a second)
+# made the monitor's status line a fifth of a core.
+MONITOR_TF_CONVERTED = 10
 # Messages kept between two polls: far more than one poll period of a 100 Hz stream, so a late
 # poll on a busy machine still counts every message.
 COUNT_HISTORY = 200
@@ -86,7 +91,9 @@ class SuiteMonitor:
                         "clock": _Latest(node, Clock, "/clock"),
                         "joint_commands": _Latest(node, JointState, "joint_commands")}
         self.rates = {name: stream.rate for name, stream in self.streams.items()}
-        self.tf = TfListener(node) if tf else None
+        self.tf = TfListener(node, convert_last=MONITOR_TF_CONVERTED) if tf else None
+        self._executor = CycleExecutor(context=node.context)
+        self._executor.add_node(node)
         self._truth = SampledSubscription(node, Odometry, "ground_truth/odom")
         self._diagnostics = SampledSubscription(node, DiagnosticArray, "/diagnostics", depth=100)
         self.sim_time_s = 0.0
@@ -150,13 +157,15 @@ class SuiteMonitor:
                 f"joint_states {r['joint_states'].rate_hz():5.1f} Hz | joint_commands {r['joint_commands'].rate_hz():5.1f} Hz"
                 f"{tf} | tilt {np.rad2deg(self.tilt_rad()):4.1f} deg | falls {self.falls()} | nodes {n_running}/{n_total} up")
 
+    def close(self) -> None:
+        """Release the node's entities from the monitor's executor (before destroy_node)."""
+        self._executor.shutdown()
+
     def spin_for(self, seconds: float, until=None) -> bool:
         """Poll (and run the node's other callbacks, if any) for `seconds` or until `until()`."""
-        import rclpy
-
         end = time.monotonic() + seconds
         while True:
-            rclpy.spin_once(self.node, timeout_sec=0.0)
+            self._executor.spin_once(timeout_sec=0.0)
             self.poll()
             if until is not None and until():
                 return True

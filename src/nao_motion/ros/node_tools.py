@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import faulthandler
 import signal
-import sys
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -183,7 +182,7 @@ TEARDOWN_TIMEOUT_S = 4  # whole seconds (signal.alarm); within NodeProcess.stop'
 
 def run_node(node_class: type[Node], args=None) -> None:
     """Entry point shared by the nodes: init, spin until Ctrl-C or shutdown, clean up."""
-    run_nodes([[node_class]], args)
+    run_nodes([node_class], args)
 
 
 def drop_publisher_events(node: Node) -> None:
@@ -202,23 +201,14 @@ def drop_publisher_events(node: Node) -> None:
             handler.callback_group = never
 
 
-# With several executor threads in a process, how soon a thread woken by a message gets the GIL
-# from a busy one (Python's default, 5 ms, is half a motion cycle).
-THREAD_SWITCH_INTERVAL_S = 0.0005
+def run_nodes(makers: list[Callable[[], Node]], args=None,
+              prepare: Callable[[list[Node]], None] | None = None) -> None:
+    """Init, make the nodes, spin them in one executor until Ctrl-C or shutdown, clean up.
 
-
-def run_nodes(groups: list[list[Callable[[], Node]]], args=None) -> None:
-    """Init, make the nodes, spin each group in an executor of its own until Ctrl-C or shutdown,
-    clean up.
-
-    One node per process is the usual ROS 2 way. Several nodes in one group share an executor (a
-    message that several of them take wakes the process once); a group of its own, on its own
-    thread, serves its node's messages as soon as they come, whatever the others are doing
-    (``nao_motion.nodes.suite_node``: the node that answers the robot every cycle). The first
-    group spins on the main thread, which takes Ctrl-C.
+    One node per process is the usual ROS 2 way; several nodes in one process share an executor
+    (``nao_motion.nodes.suite_node``), served in the order they are made. ``prepare(nodes)``, if
+    given, runs once all the nodes exist, before they spin.
     """
-    import threading
-
     import rclpy
     from rclpy.executors import ExternalShutdownException
 
@@ -228,32 +218,16 @@ def run_nodes(groups: list[list[Callable[[], Node]]], args=None) -> None:
     # how a node that hangs (at shutdown, in DDS) tells where.
     faulthandler.register(STACK_DUMP_SIGNAL, all_threads=True)
     rclpy.init(args=args)
-    nodes, failures = [], []
-
-    def spin(executor) -> None:
-        try:
-            executor.spin()
-        except ExternalShutdownException:
-            pass
-        except Exception as err:  # a worker's failure ends the process, as the main thread's does
-            failures.append(err)
-            rclpy.try_shutdown()
-
+    nodes = []
     try:
-        executors = []
-        for group in groups:
-            executors.append(CycleExecutor())
-            for make in group:
-                nodes.append(make())
-                drop_publisher_events(nodes[-1])
-                executors[-1].add_node(nodes[-1])
-        if len(executors) > 1:
-            sys.setswitchinterval(THREAD_SWITCH_INTERVAL_S)
-        for executor in executors[1:]:
-            threading.Thread(target=spin, args=(executor,), daemon=True).start()
-        executors[0].spin()
-        if failures:
-            raise failures[0]
+        executor = CycleExecutor()
+        for make in makers:
+            nodes.append(make())
+            drop_publisher_events(nodes[-1])
+            executor.add_node(nodes[-1])
+        if prepare is not None:
+            prepare(nodes)
+        executor.spin()
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     except Exception as err:
@@ -261,7 +235,7 @@ def run_nodes(groups: list[list[Callable[[], Node]]], args=None) -> None:
         # callback's "context is invalid" error is part of a clean stop. A Ctrl-C that lands
         # while rclpy converts a message it takes surfaces as pybind11's conversion error, its
         # KeyboardInterrupt swallowed: a clean stop too. Anything else is not.
-        if (rclpy.ok() or failures) and not str(err).startswith(INTERRUPTED_TAKE):
+        if rclpy.ok() and not str(err).startswith(INTERRUPTED_TAKE):
             raise
     finally:
         # The rmw's teardown now and then hangs in C, deaf to Ctrl-C (seen with Fast DDS, in

@@ -25,7 +25,12 @@ TF_HISTORY = 1000
 
 
 class TfListener:
-    def __init__(self, node: Node, history: int = TF_HISTORY):
+    """``convert_last``: convert only the newest that many /tf messages of each read (all are
+    counted): for a reader that shows frames and looks up the newest transforms (a monitor),
+    not for one that must see a frame a single older message carried."""
+
+    def __init__(self, node: Node, history: int = TF_HISTORY, convert_last: int | None = None):
+        self.convert_last = convert_last
         self.parent_of: dict[str, str] = {}
         self._latest = {}  # child frame -> TransformStamped
         self._dynamic_messages = 0
@@ -38,8 +43,9 @@ class TfListener:
         for msg in self._static.take_all():
             self.static_frames.update(t.child_frame_id for t in msg.transforms)
             self._store(msg)
-        for raw in self._dynamic.take_all():
-            self._dynamic_messages += 1
+        taken = self._dynamic.take_all()
+        self._dynamic_messages += len(taken)
+        for raw in taken if self.convert_last is None else taken[-self.convert_last:]:
             self._store(deserialize_message(raw, TFMessage))
 
     def _store(self, msg: TFMessage) -> None:
