@@ -25,7 +25,7 @@ def test_process_parameters_are_the_p_values_after_ros_args():
 @pytest.fixture(scope="module")
 def composed(tmp_path_factory):
     nodes = NodeGroup(tmp_path_factory.mktemp("nodes"))
-    nodes.start(SUITE_PROCESS, params={"nao_version": "V6"})
+    nodes.start(SUITE_PROCESS, params={"nao_version": "V6"}, use_sim_time=True)
     rclpy.init()
     probe = SpinningProbe("suite_node_probe")
     probe.start()
@@ -61,3 +61,14 @@ def test_each_node_has_its_own_remaps(composed):
     assert composed.wait(lambda: "collision_filter" in publishers("/collision_filter/safe_joint_commands"), 30.0)
     assert "whole_body" in publishers("/joint_commands")
     assert "collision_filter" not in publishers("/joint_commands")
+
+
+def test_the_process_reads_joint_states_and_clock_once(composed):
+    """One reader of the robot's cycle stream and one of /clock for the whole process (each node
+    of its own had one); kinematics keeps its own sampled joint_states (it merges every message)."""
+    def readers(topic):
+        return sorted(info.node_name for info in composed.node.get_subscriptions_info_by_topic(topic))
+
+    assert composed.wait(lambda: readers("/joint_states") == ["kinematics", "whole_body"], 30.0), \
+        readers("/joint_states")
+    assert readers("/clock") == ["whole_body"]

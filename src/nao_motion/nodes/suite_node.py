@@ -25,9 +25,11 @@ from functools import partial
 
 import yaml
 from rclpy.parameter import Parameter
+from sensor_msgs.msg import JointState
 
 from ..paths import config_file
 from ..ros.node_tools import run_nodes
+from ..ros.qos import LATEST_QOS
 from ..suite import NodeSpec, suite_nodes
 
 
@@ -85,10 +87,37 @@ def share_clock(nodes: list) -> None:
         shared.attach_clock(clock)
 
 
+def share_joint_states(nodes: list) -> None:
+    """One joint_states subscription for the nodes that run a cycle on each message: it hands the
+    message to each of them in the process's order (the whole body first).
+
+    Composed, each node's own subscription was a reader of its own: the robot's driver (or the
+    simulator) delivered every joint_states once per node, and the process woke once per node.
+    The nodes' callbacks take the serialized message (``nao_motion.ros.cdr``)."""
+    readers = [(node, sub) for node in nodes for sub in list(node.subscriptions)
+               if sub.raw and getattr(sub.callback, "__name__", "") == "on_joint_states"]
+    if len({sub.topic_name for _, sub in readers}) != 1:  # remapped apart: each keeps its own
+        return
+    topic, callbacks = readers[0][1].topic_name, [sub.callback for _, sub in readers]
+    for node, sub in readers:
+        node.destroy_subscription(sub)
+
+    def on_joint_states(data: bytes) -> None:
+        for callback in callbacks:
+            callback(data)
+
+    nodes[0].create_subscription(JointState, topic, on_joint_states, LATEST_QOS, raw=True)
+
+
+def prepare(nodes: list) -> None:
+    share_clock(nodes)
+    share_joint_states(nodes)
+
+
 def main(args=None) -> None:
     overrides = process_parameters(sys.argv if args is None else args)
     specs = sorted(suite_nodes(), key=lambda spec: spec.executable != FIRST)
-    run_nodes([node_factory(spec, overrides) for spec in specs], args, share_clock)
+    run_nodes([node_factory(spec, overrides) for spec in specs], args, prepare)
 
 
 if __name__ == "__main__":
