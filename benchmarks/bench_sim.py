@@ -66,7 +66,7 @@ def bench_node(seconds: float) -> None:
 
     env = local_ros_env()
     os.environ.update({k: env[k] for k in ("ROS_AUTOMATIC_DISCOVERY_RANGE", "ROS_DOMAIN_ID")})
-    proc = NodeProcess(SIMULATOR, env, params={"real_time_factor": 0.0}).start()
+    proc = NodeProcess(SIMULATOR, env, params={"real_time_factor": 0.0, "thread_priority": 0}).start()
     rclpy.init()
     node = rclpy.create_node("bench_sim_listener")
     last = {}

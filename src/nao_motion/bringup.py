@@ -32,7 +32,10 @@ class Suite:
     def start(self) -> "Suite":
         specs = [(SUITE_PROCESS, {})] if self.composed else [(spec, {}) for spec in suite_nodes()]
         if self.simulate:
-            specs.insert(0, (SIMULATOR, {"real_time_factor": float(self.real_time_factor)}))
+            sim = {"real_time_factor": float(self.real_time_factor)}
+            if self.real_time_factor == 0.0:  # flat out: not at real-time priority
+                sim["thread_priority"] = 0
+            specs.insert(0, (SIMULATOR, sim))
         for spec, params in specs:
             self.add(spec, params)
         return self

@@ -70,7 +70,14 @@ from ..joint_input import JointInputError, parse_joint_values
 from ..model import SUPPORTED_VERSIONS, NaoModel
 from ..ros.conversions import stamp_seconds
 from ..ros.cdr import JointStateReader
-from ..ros.node_tools import CycleDiagnostics, ValidatedParameters, merge_joint_state, run_node, throttled_warning
+from ..ros.node_tools import (
+    CycleDiagnostics,
+    ValidatedParameters,
+    declare_thread_priority,
+    merge_joint_state,
+    run_node,
+    throttled_warning,
+)
 from ..ros.qos import CYCLE_QOS, LATEST_QOS
 
 KEEP_ALIVE_S = 0.5
@@ -83,6 +90,7 @@ class CollisionFilterNode(Node):
     def __init__(self, **kwargs):
         super().__init__("collision_filter", **kwargs)
         self.declare_parameter("nao_version", "V5")
+        declare_thread_priority(self)
         version = self.get_parameter("nao_version").value
         if version not in SUPPORTED_VERSIONS:
             raise ValueError(f"nao_version must be one of {SUPPORTED_VERSIONS}, got {version!r}")

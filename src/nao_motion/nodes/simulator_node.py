@@ -66,7 +66,14 @@ from ..model import SUPPORTED_VERSIONS, NaoModel
 from ..postures import POSTURES
 from ..ros.conversions import time_msg
 from ..ros.sampled import SampledSubscription
-from ..ros.node_tools import CycleDiagnostics, ValidatedParameters, run_node, throttled_warning
+from ..ros.node_tools import (
+    CycleDiagnostics,
+    ValidatedParameters,
+    THREAD_PRIORITY,
+    declare_thread_priority,
+    run_node,
+    throttled_warning,
+)
 from ..ros.qos import CYCLE_QOS
 from ..sim.fsr import FSR_NAMES
 from ..sim.simulator import NaoSimulator, SimState, SimulationDiverged
@@ -87,6 +94,7 @@ class SimulatorNode(Node):
         }
         for name, default in startup.items():
             self.declare_parameter(name, default)
+        declare_thread_priority(self)  # the robot's own cycle runs real time too (LoLA)
         cfg = {name: self.get_parameter(name).value for name in startup}
         reason = self._validate_startup(cfg)
         if reason:
@@ -166,11 +174,13 @@ class SimulatorNode(Node):
             return f"self_collision must be a bool, got {cfg['self_collision']!r}"
         return None
 
-    @staticmethod
-    def _validate(values: dict) -> str | None:
+    def _validate(self, values: dict) -> str | None:
         rtf = values["real_time_factor"]
         if not isinstance(rtf, float) or not np.isfinite(rtf) or rtf < 0.0:
             return f"real_time_factor must be a float >= 0, got {rtf!r}"
+        if rtf == 0.0 and self.get_parameter(THREAD_PRIORITY).value != 0:
+            # Stepping flat out at real-time priority would hold a core from everything else.
+            return "real_time_factor 0 (as fast as possible) needs thread_priority 0 (set at start-up)"
         d = values["push_duration_s"]
         if not isinstance(d, float) or not np.isfinite(d) or not 0.0 < d <= 10.0:
             return f"push_duration_s must be a float in (0, 10], got {d!r}"

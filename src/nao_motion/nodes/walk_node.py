@@ -96,6 +96,7 @@ from ..ros.node_tools import (
     CycleDiagnostics,
     TfPublisher,
     ValidatedParameters,
+    declare_thread_priority,
     merge_joint_state,
     run_node,
     throttled_warning,
@@ -165,6 +166,7 @@ class WalkNode(Node):
     def __init__(self, **kwargs):
         super().__init__("walk", **kwargs)
         self.declare_parameter("nao_version", "V5", ParameterDescriptor(read_only=True))
+        declare_thread_priority(self)
         version = self.get_parameter("nao_version").value
         if version not in SUPPORTED_VERSIONS:
             raise ValueError(f"nao_version must be one of {SUPPORTED_VERSIONS}, got {version!r}")

@@ -68,7 +68,14 @@ from ..ros.conversions import (
     stamp_seconds,
 )
 from ..ros.cdr import ImuReader, JointStateReader, MessageImage
-from ..ros.node_tools import CycleDiagnostics, ValidatedParameters, merge_joint_state, run_node, throttled_warning
+from ..ros.node_tools import (
+    CycleDiagnostics,
+    ValidatedParameters,
+    declare_thread_priority,
+    merge_joint_state,
+    run_node,
+    throttled_warning,
+)
 from ..ros.qos import CYCLE_QOS, LATEST_QOS
 from ..ros.sampled import SampledSubscription
 from ..spatial import quaternion_xyzw_from_rotation
@@ -90,6 +97,7 @@ class WholeBodyNode(Node):
         startup = ParameterDescriptor(read_only=True)
         self.declare_parameter("nao_version", "V5", startup)
         self.declare_parameter("max_velocity_fraction", 0.5, startup)
+        declare_thread_priority(self)
         version = self.get_parameter("nao_version").value
         if version not in SUPPORTED_VERSIONS:
             raise ValueError(f"nao_version must be one of {SUPPORTED_VERSIONS}, got {version!r}")

@@ -176,6 +176,49 @@ class TransformsImage:
         self._image.publish(publisher)
 
 
+# The motion cycle's processes ask for real-time scheduling, as ros2_control's controller
+# manager does (same parameter name and default): on a machine that is busy with something
+# else (vision, a build, a load process), a cycle that waits for a time slice misses the robot's
+# next cycle. 0: normal scheduling.
+THREAD_PRIORITY = "thread_priority"
+DEFAULT_CYCLE_THREAD_PRIORITY = 50
+THREAD_PRIORITY_DESCRIPTION = ("SCHED_FIFO priority of the node's process (1-99; 0: normal scheduling); "
+                               "needs CAP_SYS_NICE or an rtprio limit, else a warning and normal scheduling")
+
+
+def declare_thread_priority(node: Node, default: int = DEFAULT_CYCLE_THREAD_PRIORITY) -> None:
+    node.declare_parameter(THREAD_PRIORITY, default,
+                           ParameterDescriptor(read_only=True, description=THREAD_PRIORITY_DESCRIPTION))
+
+
+def apply_thread_priority(nodes: list[Node]) -> None:
+    """Real-time scheduling (SCHED_FIFO) for every thread of this process, at the highest
+    ``thread_priority`` its nodes ask for; threads made later inherit it. Refused (out of range,
+    or no permission): a warning, and the process runs with normal scheduling."""
+    import os
+
+    asking = [(node.get_parameter(THREAD_PRIORITY).value, node) for node in nodes if node.has_parameter(THREAD_PRIORITY)]
+    if not asking:
+        return
+    priority, node = max(asking, key=lambda pair: pair[0] if isinstance(pair[0], int) else -1)
+    logger = node.get_logger()
+    bad = [value for value, _ in asking if not (isinstance(value, int) and 0 <= value <= 99)]
+    if bad:
+        logger.warning(f"{THREAD_PRIORITY} must be an integer in 0..99, got {bad}: normal scheduling")
+        return
+    if priority == 0:
+        return
+    try:
+        for tid in os.listdir("/proc/self/task"):
+            os.sched_setscheduler(int(tid), os.SCHED_FIFO, os.sched_param(priority))
+    except (PermissionError, OSError) as err:
+        logger.warning(f"{THREAD_PRIORITY} {priority} refused ({err.strerror or err}): normal scheduling; "
+                       "the motion cycle may miss the robot's when the machine is busy (grant CAP_SYS_NICE "
+                       "or an rtprio limit, e.g. '@realtime - rtprio 99' in /etc/security/limits.conf)")
+        return
+    logger.info(f"real-time scheduling: SCHED_FIFO priority {priority}")
+
+
 INTERRUPTED_TAKE = "Unable to convert call argument"
 TEARDOWN_TIMEOUT_S = 4  # whole seconds (signal.alarm); within NodeProcess.stop's first wait
 
@@ -227,6 +270,7 @@ def run_nodes(makers: list[Callable[[], Node]], args=None,
             executor.add_node(nodes[-1])
         if prepare is not None:
             prepare(nodes)
+        apply_thread_priority(nodes)
         executor.spin()
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
