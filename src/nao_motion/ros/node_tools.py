@@ -59,6 +59,7 @@ class CycleDiagnostics:
     values: dict = field(default_factory=dict)
     level: bytes = DiagnosticStatus.OK
     message: str = "ok"
+    busy_s: float = 0.0  # all recorded cycles' time since start: a share of a core over a window
 
     def __post_init__(self):
         self._pub = self.node.create_publisher(DiagnosticArray, "/diagnostics", 10)
@@ -67,6 +68,7 @@ class CycleDiagnostics:
 
     def record(self, duration_s: float) -> None:
         self.durations_s.append(duration_s)
+        self.busy_s += duration_s
 
     def set_status(self, level: bytes, message: str) -> None:
         self.level, self.message = level, message
@@ -83,6 +85,7 @@ class CycleDiagnostics:
             "cycle_time_p99_ms": f"{np.percentile(d, 99):.3f}",
             "cycle_time_max_ms": f"{d.max():.3f}",
             "overruns": str(int(np.sum(d > self.period_s * 1e3))),
+            "busy_s": f"{self.busy_s:.4f}",
         }
         stats.update({k: str(v) for k, v in self.values.items()})
         status.values = [KeyValue(key=k, value=v) for k, v in stats.items()]
