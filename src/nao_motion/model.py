@@ -13,6 +13,7 @@ table are related to them by constant rotations computed here, not restated.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -220,7 +221,7 @@ class NaoModel:
     @cached_property
     def motor_joint_names(self) -> tuple[str, ...]:
         """Independent actuators: RHipYawPitch is driven by the LHipYawPitch motor."""
-        return tuple(n for n in self.joint_names if n != "RHipYawPitch")
+        return tuple(n for n in self.joint_names if motor_of(n) == n)
 
     def names_for(self, name: str) -> list[str]:
         """NAOqi's getJointNames: "Body", "JointActuators", a chain name, or one joint name."""
@@ -351,6 +352,20 @@ class NaoModel:
     @cached_property
     def link_names(self) -> tuple[str, ...]:
         return ("torso",) + tuple(self.joint(n).child_link for n in self.kinematic_joint_names)
+
+
+def motor_of(joint_name: str) -> str:
+    """The motor that drives a joint: one motor, LHipYawPitch's, drives both HipYawPitch joints."""
+    return "LHipYawPitch" if joint_name == "RHipYawPitch" else joint_name
+
+
+def motor_fold(joint_names: Sequence[str], motor_names: Sequence[str]) -> np.ndarray:
+    """(joints x motors) 0/1 matrix: ``jacobian @ fold`` turns per-joint columns into per-motor
+    columns, RHipYawPitch's column added to LHipYawPitch's (each joint's motor must be listed)."""
+    fold = np.zeros((len(joint_names), len(motor_names)))
+    for row, name in enumerate(joint_names):
+        fold[row, list(motor_names).index(motor_of(name))] = 1.0
+    return fold
 
 
 def project_coupled_limits(model: NaoModel, q: np.ndarray) -> np.ndarray:
