@@ -61,6 +61,28 @@ def inverse(t: np.ndarray) -> np.ndarray:
     return out
 
 
+def rotation_error(target: np.ndarray, current: np.ndarray) -> np.ndarray:
+    """Rotation vector (frame of both) taking the 3x3 rotation `current` to `target`."""
+    e = (target @ current.T).tolist()  # scalar arithmetic: a few floats are cheaper than numpy calls
+    vx, vy, vz = 0.5 * (e[2][1] - e[1][2]), 0.5 * (e[0][2] - e[2][0]), 0.5 * (e[1][0] - e[0][1])
+    s = math.sqrt(vx * vx + vy * vy + vz * vz)
+    scale = math.atan2(s, 0.5 * (e[0][0] + e[1][1] + e[2][2] - 1.0)) / s if s > 1e-12 else 1.0
+    return np.array([vx * scale, vy * scale, vz * scale])
+
+
+def rotation_from_vector(w: np.ndarray) -> np.ndarray:
+    """The 3x3 rotation of the rotation vector w (rad; Rodrigues, R = I + sin K + (1 - cos) K^2)."""
+    wx, wy, wz = (float(v) for v in w)
+    angle = math.sqrt(wx * wx + wy * wy + wz * wz)
+    if angle < 1e-12:
+        return np.eye(3)
+    x, y, z = wx / angle, wy / angle, wz / angle
+    s, c = math.sin(angle), 1.0 - math.cos(angle)
+    return np.array([[1.0 - c * (y * y + z * z), c * x * y - s * z, c * x * z + s * y],
+                     [c * x * y + s * z, 1.0 - c * (x * x + z * z), c * y * z - s * x],
+                     [c * x * z - s * y, c * y * z + s * x, 1.0 - c * (x * x + y * y)]])
+
+
 def yaw_of(t: np.ndarray) -> float:
     """Heading (rad) of a rotation or 4x4 pose: the angle of its x axis in the floor plane."""
     return float(np.arctan2(t[1, 0], t[0, 0]))
