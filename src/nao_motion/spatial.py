@@ -11,6 +11,16 @@ import math
 
 import numpy as np
 
+# The Levi-Civita symbol: (a x b)_i = e_ijk a_j b_k and skew(a)_ik = e_ijk a_j, so batched cross
+# products and skew matrices are single matrix products with it (LEVI_CIVITA[i, j, k]).
+LEVI_CIVITA = np.zeros((3, 3, 3))
+LEVI_CIVITA[0, 1, 2] = LEVI_CIVITA[1, 2, 0] = LEVI_CIVITA[2, 0, 1] = 1.0
+LEVI_CIVITA[0, 2, 1] = LEVI_CIVITA[2, 1, 0] = LEVI_CIVITA[1, 0, 2] = -1.0
+# skew(a), flattened row-major, is a @ SKEW_BASIS (3 x 9).
+SKEW_BASIS = LEVI_CIVITA.transpose(1, 0, 2).reshape(3, 9)
+# a x b is the outer product a b' (flattened row-major, 9) @ CROSS_OF_OUTER (9 x 3).
+CROSS_OF_OUTER = LEVI_CIVITA.transpose(1, 2, 0).reshape(9, 3)
+
 
 def rot_x(angle_rad: float) -> np.ndarray:
     c, s = np.cos(angle_rad), np.sin(angle_rad)

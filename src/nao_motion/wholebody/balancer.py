@@ -265,7 +265,9 @@ class WholeBodyBalancer:
         self._lhyp, self._rhyp = model.joint_index("LHipYawPitch"), model.joint_index("RHipYawPitch")
         self._vmax_joint = self._ctx.vmax_joint
         self._corners = sole_corners_in_sole(model)
+        self._hand_step_max = (self._vmax_joint[self._hands] * self.dt_s).tolist()
         self._step = np.zeros(model.n_joints)
+        self._motor_step = np.zeros(len(self._motor))
         self._x = np.zeros(self.n)
         self._last_twist = np.zeros(6)
         self._com_world = np.zeros(3)
@@ -274,7 +276,13 @@ class WholeBodyBalancer:
         self.settings = WholeBodySettings()
         self.q = self._ctx.q  # the command: the QP's context reads it, every change is in place
         self.torso_world = np.eye(4)
-        self.foot_target: dict[str, np.ndarray] = {f: np.eye(4) for f in FEET}
+        # The feet's held poses in W (captured), stacked for the torso's anchoring.
+        self._foot_targets = np.tile(np.eye(4), (len(FEET), 1, 1))
+        self.foot_target: dict[str, np.ndarray] = {f: self._foot_targets[SOLE[f]] for f in FEET}
+        self._sole_index = np.array([self.fk.fixed_frame_names.index(SOLE_FRAME[f]) for f in FEET])
+        self._sole_poses = np.zeros((len(FEET), 4, 4))
+        self._sole_inverses = np.tile(np.eye(4), (len(FEET), 1, 1))
+        self._implied_torso = np.zeros((len(FEET), 4, 4))
         self._target_version = {f: 0 for f in FEET}
         self._polygon_cache: dict = {}
         self.effector_target: dict[str, np.ndarray] = {}  # Head: 3x3 rotation; arms: position (W)
@@ -441,7 +449,7 @@ class WholeBodyBalancer:
         self.jac.update(self._current_state(), self.torso_world)
 
     def _capture_foot(self, foot: str, state) -> None:
-        self.foot_target[foot] = self.torso_world @ self.fk.pose(state, SOLE_FRAME[foot])
+        np.matmul(self.torso_world, self.fk.pose(state, SOLE_FRAME[foot]), out=self.foot_target[foot])
         self._target_version[foot] += 1
 
     def _capture_effector(self, name: str) -> None:
@@ -574,19 +582,20 @@ class WholeBodyBalancer:
             self.torso_world[:3, :3] = spatial.rotation_from_vector(twist[3:]) @ self.torso_world[:3, :3]
             self.torso_world[:3, 3] += twist[:3]
             return
-        # Torso pose each Fixed foot implies: R = R_target R_foot', p = p_target - R p_foot.
-        rotations, positions = [], []
-        for foot in fixed:
-            target, pose = self.foot_target[foot], self.fk.pose(state, SOLE_FRAME[foot])
-            r = target[:3, :3] @ pose[:3, :3].T
-            rotations.append(r)
-            positions.append(target[:3, 3] - r @ pose[:3, 3])
+        # Torso pose each foot implies: its target composed with the inverse of its torso-frame pose.
+        poses, inverses, implied = self._sole_poses, self._sole_inverses, self._implied_torso
+        state.frame_poses.take(self._sole_index, axis=0, out=poses)
+        np.copyto(inverses[:, :3, :3], poses[:, :3, :3].transpose(0, 2, 1))
+        np.matmul(inverses[:, :3, :3], poses[:, :3, 3:], out=inverses[:, :3, 3:])
+        np.negative(inverses[:, :3, 3:], out=inverses[:, :3, 3:])
+        np.matmul(self._foot_targets, inverses, out=implied)
         if len(fixed) == 2:  # halfway between the two
-            half = 0.5 * spatial.rotation_error(rotations[1], rotations[0])
-            rotations[0] = spatial.rotation_from_vector(half) @ rotations[0]
-            positions[0] = 0.5 * (positions[0] + positions[1])
-        self.torso_world[:3, :3] = rotations[0]
-        self.torso_world[:3, 3] = positions[0]
+            half = 0.5 * spatial.rotation_error(implied[1, :3, :3], implied[0, :3, :3])
+            np.matmul(spatial.rotation_from_vector(half), implied[0, :3, :3], out=self.torso_world[:3, :3])
+            np.add(implied[0, :3, 3], implied[1, :3, 3], out=self.torso_world[:3, 3])
+            self.torso_world[:3, 3] *= 0.5
+        else:
+            np.copyto(self.torso_world, implied[SOLE[fixed[0]]])
 
     def _held(self, foot: str) -> FootState:
         """The foot's state this cycle: the user's, or during the walk Fixed when supporting."""
@@ -694,20 +703,23 @@ class WholeBodyBalancer:
         return outcome, reason, iterations
 
     def _integrate(self) -> None:
-        model, q, dt, x = self.model, self.q, self.dt_s, self._x
-        self._step[self._motor] = x[N_BASE:] * dt
+        model, q, x = self.model, self.q, self._x
+        step = self._motor_step
+        np.multiply(x[N_BASE:], self.dt_s, out=step)
         on_coupled_limit = False
         for coupled in self.qp.coupled:
-            on_coupled_limit |= coupled.snap(self._step)
-        q[self._motor] += self._step[self._motor]
+            on_coupled_limit |= coupled.snap(step)
+        q_motor = self._ctx.q_motor  # the command the QP started from
+        q_motor += step
+        q[self._motor] = q_motor
         q[self._rhyp] = q[self._lhyp]
         np.minimum(q, model.upper, out=q)
         np.maximum(q, model.lower, out=q)
         if on_coupled_limit:  # the rows are in rad, the tables in degrees: settle the rounding
             q[:] = project_coupled_limits(model, q)
         # Hands are not in the QP: they follow the wish at their speed limit.
-        hands, wish = self._hands, self.qp.articular.wish
-        limit = self._vmax_joint[hands] * dt
-        q[hands] += np.minimum(np.maximum(wish[hands] - q[hands], -limit), limit)
+        wish = self.qp.articular.wish
+        for hand, limit in zip(self._hands.tolist(), self._hand_step_max):
+            q[hand] += min(max(wish[hand] - q[hand], -limit), limit)
         self._state_valid = False
         self._last_twist[:] = x[:N_BASE]

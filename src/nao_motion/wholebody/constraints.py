@@ -167,8 +167,6 @@ class CoupledLimits(Constraint):
         self.rhs = np.zeros(CoupledLimitRows.n_rows)  # rad per step
         self._used = np.zeros(CoupledLimitRows.n_rows, dtype=bool)
         self._unused = np.zeros(CoupledLimitRows.n_rows, dtype=bool)
-        self._pair = np.zeros(2)
-        self._excess = np.zeros(CoupledLimitRows.n_rows)
 
     def prepare(self) -> None:
         self.off()
@@ -184,19 +182,18 @@ class CoupledLimits(Constraint):
         self.A[:, self.columns[1]] = self.coefficients[:, 1]
         np.divide(self.rhs, dt, out=self.upper)
 
-    def snap(self, step: np.ndarray) -> bool:
-        """Move the dependent joint's step (26 joints, rad) back onto a row it exceeds (solver
-        tolerance); returns whether the step ends on a row.
+    def snap(self, step_motor: np.ndarray) -> bool:
+        """Move the dependent joint's step (the QP's motors, rad) back onto a row it exceeds
+        (solver tolerance); returns whether the step ends on a row.
 
         The rows are conservative over the step, so a step that keeps them keeps the coupled
         range; their dependent coefficient is +1 (upper) or -1 (lower).
         """
-        dependent, driver = self.joints
-        self._pair[0], self._pair[1] = step[dependent], step[driver]
-        np.matmul(self.coefficients, self._pair, out=self._excess)
-        self._excess -= self.rhs
-        worst = int(self._excess.argmax())
-        excess = float(self._excess[worst])
+        dependent, driver = self.columns[0] - N_BASE, self.columns[1] - N_BASE
+        dy, dx = float(step_motor[dependent]), float(step_motor[driver])
+        excesses = [c_y * dy + c_x * dx - rhs for (c_y, c_x), rhs in zip(self.coefficients.tolist(), self.rhs.tolist())]
+        excess = max(excesses)
+        worst = excesses.index(excess)
         if excess > 0.0:
-            step[dependent] -= self.coefficients[worst, 0] * excess
+            step_motor[dependent] = dy - self.coefficients[worst, 0] * excess
         return excess > -1e-9

@@ -22,14 +22,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..kinematics import ForwardKinematics, KinematicState
+from ..spatial import SKEW_BASIS
 from ..model import motor_fold
 
 N_BASE = 6
 LINEAR, ANGULAR = slice(0, 3), slice(3, 6)
-# skew(r) = r . SKEW_BASIS (3 x 9): the cross-product matrix of r, flattened.
-SKEW_BASIS = np.array([[0.0, 0.0, 0.0, 0.0, 0.0, -1.0, 0.0, 1.0, 0.0],
-                       [0.0, 0.0, 1.0, 0.0, 0.0, 0.0, -1.0, 0.0, 0.0],
-                       [0.0, -1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0]])
 _MINUS_SKEW_BASIS = -SKEW_BASIS
 
 
@@ -39,32 +36,32 @@ class FloatingBaseJacobians:
     `frames`: frame names (anything ForwardKinematics.pose accepts); each gets a 6 x N block
     (linear; angular) of its origin. Call :meth:`update` once per cycle, then read
     ``frame_jacobian[k]``, ``frame_pose_world[k]``, ``com_world_m`` and ``com_jacobian``.
+
+    How (a handful of matrix products for everything): in the torso frame, joint j (unit axis
+    a_j through o_j) moves a point p at a_j x (p - o_j) and turns a frame at a_j, and moves the
+    COM at a_j x (sum over its subtree of m_l c_l - m_j o_j) / M; with S_j = skew(a_j), one
+    product S [o, w, p, c] gives every a_j x o_j, a_j x w_j, a_j x p_k; masked by "joint j moves
+    frame k", the columns of all frames and of the COM are folded onto the motors with one
+    product and turned into the world frame with one more.
     """
 
     def __init__(self, fk: ForwardKinematics, frames: tuple[str, ...]):
         self.fk = fk
         self.frames = tuple(frames)
-        nk, nl, nf = len(fk.joint_names), len(fk.link_names), len(frames)
+        nk, nf = len(fk.joint_names), len(frames)
         self.motor_joint_names = fk.motor_joint_names
-        self.n_motors = len(self.motor_joint_names)
-        self.n_variables = N_BASE + self.n_motors
-        fold = motor_fold(fk.joint_names, self.motor_joint_names)
+        self.n_motors = nm = len(self.motor_joint_names)
+        self.n_variables = N_BASE + nm
+        self._fold = motor_fold(fk.joint_names, self.motor_joint_names)
         # A frame is its parent link's pose times a fixed offset (identity for a link).
         zero = fk.compute(fk.model.zero_configuration())
         self._frame_link = np.array([fk.link_names.index(fk.parent_link_of(f)) for f in frames])
         self._frame_offset = np.stack([np.linalg.inv(zero.link_poses[link]) @ fk.pose(zero, f)
                                        for link, f in zip(self._frame_link, frames)])
-        # moves[k, j]: joint j moves frame k; with the fold, joint columns land on motor columns.
-        moves = fk.moves_link[:, self._frame_link].T.astype(float)
-        self._moves_fold = moves[:, :, None] * fold[None, :, :]  # (nf, nk, motors)
-        self._fold = fold
-        # Centre of mass: joint j moves its subtree's mass fraction about its axis.
+        self._moves = fk.moves_link[:, self._frame_link].astype(float)[:, None, :]  # (nk, 1, nf): j moves k
         self._moves_mass = fk.moves_link * (fk.link_mass_kg / fk.total_mass_kg)[None, :]  # (nk, nl)
         self._subtree_fraction = (fk.moves_link @ fk.link_mass_kg / fk.total_mass_kg)[:, None]
-        self._mass_fraction = fk.link_mass_kg / fk.total_mass_kg
-        self._com_local_h = np.concatenate([fk.link_com_local_m, np.ones((nl, 1))], axis=1)[:, :, None]
-        self._axes_local = fk.axes_local[:, :, None].copy()
-        self._skew_local = np.einsum("ni,ijk->njk", fk.axes_local, SKEW_BASIS.reshape(3, 3, 3))
+        self._axes_local = fk.axes_local[:, None, :].copy()  # (nk, 1, 3)
 
         self.frame_pose_world = np.zeros((nf, 4, 4))
         self.frame_jacobian = np.zeros((nf, 6, self.n_variables))
@@ -75,58 +72,69 @@ class FloatingBaseJacobians:
         self.frame_jacobian[:, ANGULAR, ANGULAR] = np.eye(3)
         self.com_jacobian[:, LINEAR] = np.eye(3)
         self.torso_world = np.eye(4)
-        self._links = np.zeros((nl, 4, 4))
         self._frame_parents = np.zeros((nf, 4, 4))
-        self._axes = np.zeros((nk, 3, 1))
-        self._rotated = np.zeros((nk, 3, 3))
-        self._skew = np.zeros((nk, 3, 3))
-        self._cross = np.zeros((nk, 3, nf))
-        self._axis_origin = np.zeros((nk, 3, 1))
-        self._link_com_h = np.zeros((nl, 4, 1))
-        self._weighted = np.zeros((nk, 3, 1))
-        self._subtree_origin = np.zeros((nk, 3, 1))
-        self._com_kin = np.zeros((nk, 3, 1))
-        self._points = np.zeros((nf + 1, 3))  # the frames' origins, then the COM
-        self._arms = np.zeros((nf + 1, 3))
-        self._minus_skew = np.zeros((nf + 1, 1, 9))
+        self._frame_torso = np.zeros((nf, 4, 4))
+        self._axes = np.zeros((nk, 1, 3))  # torso frame
+        self._skew = np.zeros((nk, 9))
+        # Points the skews multiply, torso frame (3 rows): origins, subtree moments, frames, COM.
+        self._points = np.zeros((3, 2 * nk + nf + 1))
+        self._origins, self._moments = self._points[:, :nk], self._points[:, nk: 2 * nk]
+        self._frame_points = self._points[:, 2 * nk:]  # the frames' origins, then the COM
+        self._mass_moments = np.zeros((nk, 3))
+        self._subtree_origins = np.zeros((nk, 3))
+        self._crosses = np.zeros((3 * nk, 2 * nk + nf + 1))
+        # a_j x o_j and a_j x w_j: the diagonal blocks of S [o, w].
+        rows = np.arange(3 * nk)
+        self._diagonal_blocks = np.concatenate([rows * (2 * nk + nf + 1) + rows // 3,
+                                                rows * (2 * nk + nf + 1) + nk + rows // 3])
+        self._axis_crosses = np.zeros(6 * nk)
+        # Per joint, per axis: the frames' linear columns, their angular ones, the COM's.
+        self._columns = np.zeros((nk, 3, 2 * nf + 1))
+        self._folded = np.zeros((3 * (2 * nf + 1), nm))
+        self._world = np.zeros((3, (2 * nf + 1) * nm))
+        self._arms = np.zeros((3, nf + 1))
+        self._minus_skew = np.zeros((nf + 1, 9))
 
     def update(self, state: KinematicState, torso_world: np.ndarray) -> None:
         """All Jacobians at `state` with the torso at pose `torso_world` (4x4, world frame)."""
         np.copyto(self.torso_world, torso_world)
-        links = self._links
-        np.matmul(self.torso_world, state.link_poses, out=links)  # every link in the world frame
-        rotations, origins = links[1:, :3, :3], links[1:, :3, 3:]
-        np.matmul(rotations, self._axes_local, out=self._axes)
-        np.matmul(rotations, self._skew_local, out=self._rotated)  # skew(R a) = R skew(a) R'
-        np.matmul(self._rotated, rotations.transpose(0, 2, 1), out=self._skew)
-        s = self._skew
-
-        # Frames: a_j x (p_k - o_j) = a_j x p_k - a_j x o_j, then masked and folded onto motors.
+        nk, nf = len(self._axes), len(self.frames)
+        links = state.link_poses
+        # Joint axes and their skews, torso frame.
+        np.matmul(self._axes_local, links[1:, :3, :3].transpose(0, 2, 1), out=self._axes)
+        np.matmul(self._axes[:, 0, :], SKEW_BASIS, out=self._skew)
+        # The frames, torso and world frames.
         links.take(self._frame_link, axis=0, out=self._frame_parents)
-        np.matmul(self._frame_parents, self._frame_offset, out=self.frame_pose_world)
-        points = self._points
-        np.copyto(points[:-1], self.frame_pose_world[:, :3, 3])
-        np.matmul(s, points[:-1].T, out=self._cross)
-        np.matmul(s, origins, out=self._axis_origin)
-        self._cross -= self._axis_origin
-        jac = self.frame_jacobian
-        np.matmul(self._cross.transpose(2, 1, 0), self._moves_fold, out=jac[:, LINEAR, N_BASE:])
-        np.matmul(self._axes[:, :, 0].T, self._moves_fold, out=jac[:, ANGULAR, N_BASE:])
-
-        # Centre of mass: joint j turns its subtree's mass fraction about o_j: a_j x (sum m c / M - m_j o_j / M).
-        np.matmul(links, self._com_local_h, out=self._link_com_h)
-        link_com = self._link_com_h[:, :3, 0]
-        np.matmul(self._mass_fraction, link_com, out=self.com_world_m)
-        np.matmul(self._moves_mass, link_com, out=self._weighted[:, :, 0])
-        np.multiply(self._subtree_fraction[:, :, None], origins, out=self._subtree_origin)
-        self._weighted -= self._subtree_origin
-        np.matmul(s, self._weighted, out=self._com_kin)
-        np.matmul(self._com_kin[:, :, 0].T, self._fold, out=self.com_jacobian[:, N_BASE:])
-
+        np.matmul(self._frame_parents, self._frame_offset, out=self._frame_torso)
+        np.matmul(self.torso_world, self._frame_torso, out=self.frame_pose_world)
+        # The points: joint origins, subtree mass moments about them, frames, COM.
+        np.copyto(self._origins, links[1:, :3, 3].T)
+        np.matmul(self._moves_mass, state.link_com_torso_m, out=self._mass_moments)
+        np.multiply(self._subtree_fraction, links[1:, :3, 3], out=self._subtree_origins)
+        np.subtract(self._mass_moments, self._subtree_origins, out=self._moments.T)
+        np.copyto(self._frame_points[:, :nf], self._frame_torso[:, :3, 3].T)
+        self._frame_points[:, nf] = state.com_torso_m
+        np.matmul(self._skew.reshape(3 * nk, 3), self._points, out=self._crosses)
+        self._crosses.take(self._diagonal_blocks, out=self._axis_crosses)
+        axis_origin = self._axis_crosses[: 3 * nk].reshape(nk, 3, 1)
+        # Columns per joint: a_j x (p_k - o_j) and a_j where j moves k; the COM's.
+        columns = self._columns
+        crosses = self._crosses[:, 2 * nk: 2 * nk + nf].reshape(nk, 3, nf)
+        np.subtract(crosses, axis_origin, out=columns[:, :, :nf])
+        columns[:, :, :nf] *= self._moves
+        np.multiply(self._axes.transpose(0, 2, 1), self._moves, out=columns[:, :, nf: 2 * nf])
+        columns[:, :, 2 * nf] = self._axis_crosses[3 * nk:].reshape(nk, 3)
+        # Onto the motors, into the world frame, into the Jacobians.
+        np.matmul(columns.reshape(nk, -1).T, self._fold, out=self._folded)
+        np.matmul(self.torso_world[:3, :3], self._folded.reshape(3, -1), out=self._world)
+        world = self._world.reshape(3, 2 * nf + 1, -1)
+        np.copyto(self.frame_jacobian[:, LINEAR, N_BASE:], world[:, :nf].transpose(1, 0, 2))
+        np.copyto(self.frame_jacobian[:, ANGULAR, N_BASE:], world[:, nf: 2 * nf].transpose(1, 0, 2))
+        np.copyto(self.com_jacobian[:, N_BASE:], world[:, 2 * nf])
         # The torso's rotation moves a point at r from its origin by w x r: columns -skew(r).
-        points[-1] = self.com_world_m
-        np.subtract(points, self.torso_world[:3, 3], out=self._arms)
-        np.matmul(self._arms[:, None, :], _MINUS_SKEW_BASIS, out=self._minus_skew)
+        np.matmul(self.torso_world[:3, :3], self._frame_points, out=self._arms)
+        np.add(self._arms[:, nf], self.torso_world[:3, 3], out=self.com_world_m)
+        np.matmul(self._arms.T, _MINUS_SKEW_BASIS, out=self._minus_skew)
         minus_skew = self._minus_skew.reshape(-1, 3, 3)
-        np.copyto(jac[:, LINEAR, ANGULAR], minus_skew[:-1])
-        np.copyto(self.com_jacobian[:, ANGULAR], minus_skew[-1])
+        np.copyto(self.frame_jacobian[:, LINEAR, ANGULAR], minus_skew[:nf])
+        np.copyto(self.com_jacobian[:, ANGULAR], minus_skew[nf])
