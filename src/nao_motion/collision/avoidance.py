@@ -61,6 +61,7 @@ import numpy as np
 from ..kinematics import ForwardKinematics, KinematicState
 from ..model import HEAD_PITCH_VS_YAW_DEG, NaoModel, motor_fold, motor_of, project_coupled_limits
 from ..qp import INFINITY, USABLE, FixedPatternQP, SolveResult, SolverSettings
+from ..spatial import CROSS_OF_OUTER
 from .coupled_limits import CoupledLimitRows
 from .distance import DistanceResult
 from .pairs import CollisionPairs, PairDistances, collision_pairs, protected_arms
@@ -200,13 +201,12 @@ class CollisionAvoidance:
         self._children = np.empty((nk, 4, 4))
         self._axes_local = self.fk.axes_local[self._moving_kin]
         # Cross products in one pass: [axes; point_a; point_b] x [origins; normal; normal].
-        self._cross_left = np.empty((nk + 2 * m, 3))
-        self._cross_right = np.empty((nk + 2 * m, 3))
-        self._cross_out = np.empty((nk + 2 * m, 3))
-        self._cross_tmp = np.empty(nk + 2 * m)
-        self._axes = self._cross_left[:nk]
-        self._c = self._cross_out[:nk]  # a_j x o_j
-        self._x_ab = self._cross_out[nk:]  # (2m, 3): point_a x n, then point_b x n
+        # Cross products as outer products times CROSS_OF_OUTER: a_j x o_j, point_a / point_b x n.
+        self._axes = np.empty((nk, 3))
+        self._outer_joints = np.empty((nk, 3, 3))
+        self._outer_pairs = np.empty((2, m, 3, 3))
+        self._c = np.empty((nk, 3))  # a_j x o_j
+        self._x_ab = np.empty((2 * m, 3))  # point_a x n, then point_b x n
         self._t_ab = np.empty((2 * m, nk))
         self._t_ab3 = self._t_ab.reshape(2, m, nk)
         self._nc = np.empty((m, nk))
@@ -431,13 +431,11 @@ class CollisionAvoidance:
         children = self._children
         state.link_poses.take(self._moving_links, axis=0, out=children)
         np.einsum("nij,nj->ni", children[:, :3, :3], self._axes_local, out=self._axes)
-        right = self._cross_right
-        right[:nk] = children[:, :3, 3]
-        self._cross_left[nk: nk + m] = dist.point_a
-        self._cross_left[nk + m:] = dist.point_b
-        right[nk: nk + m] = dist.normal
-        right[nk + m:] = dist.normal
-        _cross(self._cross_left, right, self._cross_out, self._cross_tmp)
+        np.multiply(self._axes[:, :, None], children[:, None, :3, 3], out=self._outer_joints)
+        np.matmul(self._outer_joints.reshape(nk, 9), CROSS_OF_OUTER, out=self._c)
+        np.multiply(dist.point_a[:, :, None], dist.normal[:, None, :], out=self._outer_pairs[0])
+        np.multiply(dist.point_b[:, :, None], dist.normal[:, None, :], out=self._outer_pairs[1])
+        np.matmul(self._outer_pairs.reshape(2 * m, 9), CROSS_OF_OUTER, out=self._x_ab)
         np.matmul(dist.normal, self._c.T, out=self._nc)
         np.matmul(self._x_ab, self._axes.T, out=self._t_ab)
         np.subtract(self._t_ab3, self._nc, out=self._t_ab3)
@@ -554,11 +552,3 @@ class CollisionAvoidance:
         np.matmul(self._coupled_coef, self._head_x, out=self._coupled_tmp)
         np.subtract(self._coupled_tmp, self._u_head, out=self._coupled_tmp)
         return bool(self._coupled_tmp.max() <= self.config.acceptance_tolerance)
-
-
-def _cross(a: np.ndarray, b: np.ndarray, out: np.ndarray, tmp: np.ndarray) -> None:
-    """out = a x b row by row, for (n, 3) arrays, without temporaries (np.cross allocates)."""
-    for i, j, k in ((0, 1, 2), (1, 2, 0), (2, 0, 1)):
-        np.multiply(a[:, j], b[:, k], out=out[:, i])
-        np.multiply(a[:, k], b[:, j], out=tmp)
-        np.subtract(out[:, i], tmp, out=out[:, i])
