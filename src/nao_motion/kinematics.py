@@ -83,7 +83,6 @@ class ForwardKinematics:
 
         # Configuration gather: each joint reads its motor's entry (RHipYawPitch: LHipYawPitch's).
         self._q_gather = np.array([model.joint_index(motor_of(j)) for j in self.joint_names])
-        self._rhyp, self._lhyp = model.joint_index("RHipYawPitch"), model.joint_index("LHipYawPitch")
 
         # parent_index[i]: link index of joint i's parent link (0 = torso; joint i's child is i + 1).
         self.parent_index = np.array([self._link_index[model.parent_link(j)] for j in self.joint_names])
@@ -153,8 +152,7 @@ class ForwardKinematics:
         state). Returns the state.
         """
         state = out if out is not None else self.new_state()
-        np.copyto(state.q, q)
-        state.q[self._rhyp] = state.q[self._lhyp]
+        self.model.mimic_hip_yaw_pitch(q, out=state.q)
         c = state._coefficients
         state.q.take(self._q_gather, out=state.joint_angles)
         np.sin(state.joint_angles, out=c[:, 0, 1])

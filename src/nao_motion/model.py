@@ -239,11 +239,14 @@ class NaoModel:
             return [name]
         raise KeyError(f"unknown joint or chain {name!r}")
 
-    def mimic_hip_yaw_pitch(self, q: np.ndarray) -> np.ndarray:
-        """Copy of q with RHipYawPitch = LHipYawPitch (one motor drives both)."""
-        q = np.array(q, dtype=float)
-        q[self._index["RHipYawPitch"]] = q[self._index["LHipYawPitch"]]
-        return q
+    def mimic_hip_yaw_pitch(self, q: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """q with RHipYawPitch = LHipYawPitch (one motor drives both): a copy, or written into
+        `out` (which may be q itself: in place, nothing allocated)."""
+        out = np.array(q, dtype=float) if out is None else out
+        if out is not q:
+            np.copyto(out, q)
+        out[self._index["RHipYawPitch"]] = out[self._index["LHipYawPitch"]]
+        return out
 
     def zero_configuration(self) -> np.ndarray:
         return np.zeros(self.n_joints)

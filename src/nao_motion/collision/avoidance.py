@@ -184,7 +184,6 @@ class CollisionAvoidance:
         # Sparsity of the pair rows over the variables, fixed for the life of the filter.
         self._pattern = (self._masks.sum(axis=0) @ fold[:, : self.n_var]) > 0
         self._chain_of_var = np.array([model.joint(n).chain for n in self.variable_names])
-        self._rhip, self._lhip = model.joint_index("RHipYawPitch"), model.joint_index("LHipYawPitch")
         self._step_max = model.max_velocity * self.dt_s
         self._neg_step_max = -self._step_max
         self._motor_step_max = self._step_max[self._motor_model]
@@ -325,7 +324,7 @@ class CollisionAvoidance:
         self._read_stiffness(stiffness)
         if q_measured is not None and self._limp.any():
             np.copyto(q, model.clip_to_limits(q_measured), where=self._limp)
-        q[self._rhip] = q[self._lhip]
+        model.mimic_hip_yaw_pitch(q, out=q)
         # The last cycle's check computed FK and distances at this command: reuse them unless
         # limp joints moved it (so FK runs once per cycle unless a step had to be shortened).
         if not (self._state_valid and np.array_equal(self._state.q, q)):
@@ -382,7 +381,7 @@ class CollisionAvoidance:
         np.subtract(self._floor, FLOOR_SLACK_M, out=self._floor)
         for halvings in range(MAX_HALVINGS + 1):
             np.add(q, self._dq, out=trial)
-            trial[self._rhip] = trial[self._lhip]
+            self.model.mimic_hip_yaw_pitch(trial, out=trial)
             if self._dq.take(self._ankles, out=self._ankle_dq).any():  # passed-through ankles
                 trial[:] = project_coupled_limits(self.model, trial)
             state = self.fk.compute(trial, out=self._trial_state)

@@ -262,7 +262,6 @@ class WholeBodyBalancer:
         self.qp = WholeBodyQP(self._ctx, config.solver)
         self._motor = self._ctx.motor
         self._hands = np.array([model.joint_index(j) for j in model.joint_names if j not in self.fk.joint_names])
-        self._lhyp, self._rhyp = model.joint_index("LHipYawPitch"), model.joint_index("RHipYawPitch")
         self._vmax_joint = self._ctx.vmax_joint
         self._corners = sole_corners_in_sole(model)
         self._hand_step_max = (self._vmax_joint[self._hands] * self.dt_s).tolist()
@@ -550,7 +549,7 @@ class WholeBodyBalancer:
             return
         np.minimum(q, q_measured + limit, out=q)
         np.maximum(q, q_measured - limit, out=q)
-        q[self._rhyp] = q[self._lhyp]
+        self.model.mimic_hip_yaw_pitch(q, out=q)
         self._set_command(self.model.clip_to_limits(q))
         self._anchor_torso(self._current_state(), integrate=False)
 
@@ -712,7 +711,7 @@ class WholeBodyBalancer:
         q_motor = self._ctx.q_motor  # the command the QP started from
         q_motor += step
         q[self._motor] = q_motor
-        q[self._rhyp] = q[self._lhyp]
+        model.mimic_hip_yaw_pitch(q, out=q)
         np.minimum(q, model.upper, out=q)
         np.maximum(q, model.lower, out=q)
         if on_coupled_limit:  # the rows are in rad, the tables in degrees: settle the rounding
