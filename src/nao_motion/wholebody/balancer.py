@@ -270,7 +270,8 @@ class WholeBodyBalancer:
         self._x = np.zeros(self.n)
         self._last_twist = np.zeros(6)
         self._com_world = np.zeros(3)
-        self._checked_values = np.zeros(self.qp.checked_rows().stop - self.qp.checked_rows().start)
+        n_checked = self.qp.checked_rows().stop - self.qp.checked_rows().start
+        self._checked_values, self._checked_over, self._checked_under = (np.zeros(n_checked) for _ in range(3))
 
         self.settings = WholeBodySettings()
         self.q = self._ctx.q  # the command: the QP's context reads it, every change is in place
@@ -680,15 +681,17 @@ class WholeBodyBalancer:
     def _feasible_fraction(self, x: np.ndarray) -> float:
         """Largest t in [0, 1] for which t x keeps the feet and balance rows within the acceptance
         tolerance (0 when x is not finite or no such t > 0 exists)."""
+        solver, rows = self.qp.solver, self.qp.checked_rows()
+        v, over, under = self._checked_values, self._checked_over, self._checked_under
+        lo, hi, tol = solver.l[rows], solver.u[rows], self.config.acceptance_tolerance
+        np.matmul(solver.A[rows], x, out=v)
+        np.subtract(v, hi, out=over)
+        np.subtract(lo, v, out=under)
+        np.maximum(over, under, out=over)
+        if over.max() <= tol:  # False as well when x is not finite
+            return 1.0
         if not np.isfinite(x).all():
             return 0.0
-        solver, rows = self.qp.solver, self.qp.checked_rows()
-        v = self._checked_values
-        np.matmul(solver.A[rows], x, out=v)
-        tol = self.config.acceptance_tolerance
-        lo, hi = solver.l[rows], solver.u[rows]
-        if (v <= hi + tol).all() and (v >= lo - tol).all():
-            return 1.0
         lo, hi = lo - tol, hi + tol
         over, under = v > hi, v < lo
         limits = np.concatenate([np.maximum(hi[over], 0.0) / v[over], np.maximum(-lo[under], 0.0) / -v[under]])
@@ -705,9 +708,7 @@ class WholeBodyBalancer:
         model, q, x = self.model, self.q, self._x
         step = self._motor_step
         np.multiply(x[N_BASE:], self.dt_s, out=step)
-        on_coupled_limit = False
-        for coupled in self.qp.coupled:
-            on_coupled_limit |= coupled.snap(step)
+        on_coupled_limit = self.qp.coupled.snap(step)
         q_motor = self._ctx.q_motor  # the command the QP started from
         q_motor += step
         q[self._motor] = q_motor

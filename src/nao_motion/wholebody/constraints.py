@@ -149,51 +149,57 @@ class ComInPolygon(Constraint):
 
 
 class CoupledLimits(Constraint):
-    """A joint whose range depends on another's (HeadPitch on HeadYaw, AnkleRoll on AnklePitch),
-    as ``CoupledLimitRows`` valid for one step of the driver within its box (rows in rad per
-    step, divided by dt)."""
+    """Joints whose range depends on another's (HeadPitch on HeadYaw, each AnkleRoll on its
+    AnklePitch): per (dependent, driver, table_deg, symmetric) pair, ``CoupledLimitRows`` valid for
+    one step of the driver within its box (rows in rad per step, divided by dt)."""
 
-    def __init__(self, ctx: WholeBodyContext, dependent: str, driver: str, table_deg: np.ndarray, symmetric: bool,
-                 box: VariableBox):
-        model = ctx.model
-        self.rows = CoupledLimitRows(table_deg, symmetric, float(ctx.vmax_joint[model.joint_index(driver)] * ctx.dt_s))
-        self.columns = (ctx.column(dependent), ctx.column(driver))
-        pattern = np.zeros((CoupledLimitRows.n_rows, ctx.n), dtype=bool)
-        pattern[:, self.columns] = True
+    def __init__(self, ctx: WholeBodyContext, pairs: list[tuple[str, str, np.ndarray, bool]], box: VariableBox):
+        model, k = ctx.model, CoupledLimitRows.n_rows
+        self.rows = [CoupledLimitRows(table, symmetric, float(ctx.vmax_joint[model.joint_index(driver)] * ctx.dt_s))
+                     for _, driver, table, symmetric in pairs]
+        self.columns = [(ctx.column(dependent), ctx.column(driver)) for dependent, driver, _, _ in pairs]
+        self.joints = [(model.joint_index(dependent), model.joint_index(driver)) for dependent, driver, _, _ in pairs]
+        pattern = np.zeros((k * len(pairs), ctx.n), dtype=bool)
+        for i, columns in enumerate(self.columns):
+            pattern[i * k: (i + 1) * k, columns] = True
         super().__init__(pattern)
         self.ctx, self.box = ctx, box
-        self.joints = (model.joint_index(dependent), model.joint_index(driver))
-        self.coefficients = np.zeros((CoupledLimitRows.n_rows, 2))  # [c_dependent, c_driver] . step <= rhs
-        self.rhs = np.zeros(CoupledLimitRows.n_rows)  # rad per step
-        self._used = np.zeros(CoupledLimitRows.n_rows, dtype=bool)
-        self._unused = np.zeros(CoupledLimitRows.n_rows, dtype=bool)
+        # Per pair: [c_dependent, c_driver] . step <= rhs (rad per step).
+        self.coefficients = np.zeros((len(pairs), k, 2))
+        self.rhs = np.zeros((len(pairs), k))
+        self._used = np.zeros((len(pairs), k), dtype=bool)
+        self._unused = np.zeros((len(pairs), k), dtype=bool)
+        # A's entries of the pairs' rows, in the coefficients' order.
+        rows = np.repeat(np.arange(k * len(pairs)), 2)
+        self._entries = (rows, np.array([c for columns in self.columns for c in columns * k]))
 
     def prepare(self) -> None:
         self.off()
 
     def fill(self) -> None:
-        ctx, (dependent, driver), driver_column = self.ctx, self.joints, self.columns[1]
-        dt = ctx.dt_s
-        self.rows.fill(ctx.q[driver], ctx.q[dependent], self.box.lower[driver_column] * dt,
-                       self.box.upper[driver_column] * dt, self.coefficients, self.rhs, self._used)
+        ctx, box, dt = self.ctx, self.box, self.ctx.dt_s
+        for i, (rows, (dependent, driver), (_, driver_column)) in enumerate(zip(self.rows, self.joints, self.columns)):
+            rows.fill(ctx.q[driver], ctx.q[dependent], box.lower[driver_column] * dt, box.upper[driver_column] * dt,
+                      self.coefficients[i], self.rhs[i], self._used[i])
         np.logical_not(self._used, out=self._unused)
         np.copyto(self.rhs, INFINITY, where=self._unused)
-        self.A[:, self.columns[0]] = self.coefficients[:, 0]
-        self.A[:, self.columns[1]] = self.coefficients[:, 1]
-        np.divide(self.rhs, dt, out=self.upper)
+        self.A[self._entries] = self.coefficients.reshape(-1)
+        np.divide(self.rhs.reshape(-1), dt, out=self.upper)
 
     def snap(self, step_motor: np.ndarray) -> bool:
-        """Move the dependent joint's step (the QP's motors, rad) back onto a row it exceeds
-        (solver tolerance); returns whether the step ends on a row.
+        """Move each dependent joint's step (the QP's motors, rad) back onto a row it exceeds
+        (solver tolerance); returns whether a step ends on a row.
 
         The rows are conservative over the step, so a step that keeps them keeps the coupled
         range; their dependent coefficient is +1 (upper) or -1 (lower).
         """
-        dependent, driver = self.columns[0] - N_BASE, self.columns[1] - N_BASE
-        dy, dx = float(step_motor[dependent]), float(step_motor[driver])
-        excesses = [c_y * dy + c_x * dx - rhs for (c_y, c_x), rhs in zip(self.coefficients.tolist(), self.rhs.tolist())]
-        excess = max(excesses)
-        worst = excesses.index(excess)
-        if excess > 0.0:
-            step_motor[dependent] = dy - self.coefficients[worst, 0] * excess
-        return excess > -1e-9
+        on_row = False
+        for (dependent, driver), coefficients, rhs in zip(self.columns, self.coefficients.tolist(), self.rhs.tolist()):
+            dependent, driver = dependent - N_BASE, driver - N_BASE
+            dy, dx = float(step_motor[dependent]), float(step_motor[driver])
+            excesses = [c_y * dy + c_x * dx - r for (c_y, c_x), r in zip(coefficients, rhs)]
+            excess = max(excesses)
+            if excess > 0.0:
+                step_motor[dependent] = dy - coefficients[excesses.index(excess)][0] * excess
+            on_row |= excess > -1e-9
+        return on_row

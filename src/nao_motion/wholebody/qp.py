@@ -67,11 +67,11 @@ class WholeBodyQP(ComposedQP):
         self.contacts = {foot: FootContact(ctx, foot, foot_rows) for foot in FEET}
         self.balance = ComInPolygon(ctx, COM_ROW_SCALE)
         right_ankle = LANKLE_ROLL_VS_PITCH_DEG[:, [0, 2, 1]] * [1.0, -1.0, -1.0]  # roll mirrored
-        self.coupled = [CoupledLimits(ctx, "HeadPitch", "HeadYaw", HEAD_PITCH_VS_YAW_DEG, True, self.box),
-                        CoupledLimits(ctx, "LAnkleRoll", "LAnklePitch", LANKLE_ROLL_VS_PITCH_DEG, False, self.box),
-                        CoupledLimits(ctx, "RAnkleRoll", "RAnklePitch", right_ankle, False, self.box)]
+        self.coupled = CoupledLimits(ctx, [("HeadPitch", "HeadYaw", HEAD_PITCH_VS_YAW_DEG, True),
+                                           ("LAnkleRoll", "LAnklePitch", LANKLE_ROLL_VS_PITCH_DEG, False),
+                                           ("RAnkleRoll", "RAnklePitch", right_ankle, False)], self.box)
         tasks = [self.head, *self.arms.values(), self.com, *self.swing_feet.values(), self.torso]
-        constraints = [self.box, *self.contacts.values(), self.balance, *self.coupled]
+        constraints = [self.box, *self.contacts.values(), self.balance, self.coupled]
         super().__init__(n, tasks, [self.articular], constraints, settings, self.regularisation(ctx),
                          variable_scale, COST_SCALE)
 
