@@ -238,6 +238,8 @@ class CollisionAvoidance:
         self._active = np.zeros(m, dtype=bool)
         self._near = np.zeros(m, dtype=bool)
         self._stiff = np.ones(n, dtype=bool)
+        self._stiff_read = np.ones(n, dtype=bool)
+        self._stiffness_applied = False  # the stiffness-dependent values below are up to date
         self._limp = np.zeros(n, dtype=bool)
         self._var_stiff = np.ones(nv, dtype=bool)
         self._adjustable = np.zeros(nv, dtype=bool)
@@ -286,6 +288,7 @@ class CollisionAvoidance:
             raise ValueError("dt_s is fixed when the filter is set up")
         self.config = config
         self._checked = self.pairs.checked(set(config.protected_arms))
+        self._stiffness_applied = False
         self._var_yielding = np.isin(self._chain_of_var, config.yielding_chains)
         self._var_protected = np.isin(self._chain_of_var, config.protected_arms)
 
@@ -404,11 +407,15 @@ class CollisionAvoidance:
         return int(np.count_nonzero(np.logical_and(self._near, self._active, out=self._near)))
 
     def _read_stiffness(self, stiffness: np.ndarray | None) -> None:
-        """Limp / stiff joints, and which variables are adjustable or pinned this cycle."""
+        """Limp / stiff joints, and (when they changed) which variables are adjustable or pinned,
+        their weights and which pairs an adjustable variable acts on."""
         if stiffness is None:
-            self._stiff.fill(True)
+            self._stiff_read.fill(True)
         else:
-            np.greater_equal(stiffness, self.config.limp_stiffness, out=self._stiff)
+            np.greater_equal(stiffness, self.config.limp_stiffness, out=self._stiff_read)
+        if self._stiffness_applied and np.array_equal(self._stiff_read, self._stiff):
+            return
+        np.copyto(self._stiff, self._stiff_read)
         np.logical_not(self._stiff, out=self._limp)
         stiff, adjustable = self._var_stiff, self._adjustable
         self._stiff.take(self._var_model, out=stiff)
@@ -419,6 +426,13 @@ class CollisionAvoidance:
             np.copyto(adjustable, self._var_protected)
         np.logical_and(adjustable, stiff, out=adjustable)
         np.greater(stiff, adjustable, out=self._pinned)
+        self._w.fill(1.0)
+        np.copyto(self._w, self.config.pinned_weight, where=self._pinned)
+        np.copyto(self._adjustable_f, self._adjustable)
+        np.matmul(self._pattern_f, self._adjustable_f, out=self._reach)
+        np.greater(self._reach, 0.0, out=self._actionable)
+        self._actionable &= self._checked
+        self._stiffness_applied = True
 
     def _pair_rows(self, state: KinematicState, dist: DistanceResult) -> None:
         """g[i, :] = n_i . (J_a(point_a) - J_b(point_b)) per motor joint, for all pairs at once.
@@ -446,8 +460,6 @@ class CollisionAvoidance:
         """Cost, step box, pair rows and head rows of this cycle's QP."""
         cfg, var = self.config, self._var_model
         q_cost = self._solver.q
-        self._w.fill(1.0)
-        np.copyto(self._w, cfg.pinned_weight, where=self._pinned)
         self._dq_wish.take(var, out=q_cost)
         np.multiply(q_cost, self._w, out=q_cost)
         np.negative(q_cost, out=q_cost)
@@ -467,10 +479,6 @@ class CollisionAvoidance:
         np.less(d, self._tmp_m, out=active)
         np.less(d, cfg.influence_distance_m, out=self._near)
         active |= self._near
-        np.copyto(self._adjustable_f, self._adjustable)
-        np.matmul(self._pattern_f, self._adjustable_f, out=self._reach)
-        np.greater(self._reach, 0.0, out=self._actionable)
-        self._actionable &= self._checked
         active &= self._actionable
         # Pair rows to unit norm over the variables (rad): their coefficients, m per rad, span
         # two decades with the lever arm, and OSQP's scaling is fixed at set-up.
