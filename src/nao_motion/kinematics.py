@@ -9,19 +9,17 @@ Configurations are full vectors in ``model.joint_names`` order (NAOqi's Body
 order, 26 joints with the hands); RHipYawPitch always follows LHipYawPitch, as
 one motor drives both. Jacobian columns are in ``kinematic_joint_names`` order
 (24 joints, RHipYawPitch a column of its own); :meth:`ForwardKinematics.fold_hip_yaw_pitch`
-gives them in motor space.
+gives them in motor space (``model.motor_fold``).
 
 NAOqi spaces: FRAME_TORSO (0), FRAME_WORLD (1), FRAME_ROBOT (2).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from . import spatial
-from .model import CHAIN_NAMES, NaoModel
+from .model import CHAIN_NAMES, NaoModel, motor_fold, motor_of
 
 FRAME_TORSO = 0
 FRAME_WORLD = 1
@@ -29,17 +27,33 @@ FRAME_ROBOT = 2
 SPACE_NAMES = {FRAME_TORSO: "FRAME_TORSO", FRAME_WORLD: "FRAME_WORLD", FRAME_ROBOT: "FRAME_ROBOT"}
 
 
-@dataclass
 class KinematicState:
-    """Poses (torso frame) of every link and fixed frame for one configuration."""
+    """Poses (torso frame) of every link and fixed frame for one configuration: the FK's data.
 
-    q: np.ndarray  # full configuration used (RHipYawPitch mimicked), rad
-    link_poses: np.ndarray  # (n_links, 4, 4)
-    joint_local_poses: np.ndarray  # (n_kinematic_joints, 4, 4) child link in parent link
-    frame_poses: np.ndarray  # (n_fixed_frames, 4, 4)
-    link_com_torso_m: np.ndarray  # (n_links, 3) each link's centre of mass in the torso frame
-    com_torso_m: np.ndarray  # (3,) whole-body centre of mass
-    joint_angles: np.ndarray  # (n_kinematic_joints,) rad, in joint_names order
+    Made by :meth:`ForwardKinematics.new_state` with all its buffers, then refilled in place by
+    :meth:`ForwardKinematics.compute` (``out=``) as often as needed (the model / data split of
+    Pinocchio): a motion cycle computes into a state prepared at start-up.
+    """
+
+    def __init__(self, n_joints: int, n_kinematic: int, n_links: int, n_fixed: int, n_slots: int, n_levels: int,
+                 n_branches: int):
+        self.q = np.zeros(n_joints)  # full configuration used (RHipYawPitch mimicked), rad
+        self.joint_angles = np.zeros(n_kinematic)  # rad, in joint_names order
+        self.link_poses = np.zeros((n_links, 4, 4))
+        # Child link in parent link per joint, and an identity after them for the padding slots.
+        self._local = np.tile(np.eye(4), (n_kinematic + 1, 1, 1))
+        self.joint_local_poses = self._local[:n_kinematic]
+        self._local_top = self._local[:n_kinematic, :3, :].reshape(n_kinematic, 1, 12)  # [R | t], a view
+        self.frame_poses = np.zeros((n_fixed, 4, 4))
+        self._link_com_h = np.zeros((n_links, 4, 1))
+        self.link_com_torso_m = self._link_com_h[:, :3, 0]  # (n_links, 3) each link's centre of mass
+        self.com_torso_m = np.zeros(3)  # whole-body centre of mass
+        # Work buffers of the level-by-level product (see ForwardKinematics.compute).
+        self._coefficients = np.zeros((n_kinematic, 1, 3))
+        self._coefficients[:, 0, 0] = 1.0
+        self._slot_local = np.zeros((n_levels, n_branches, 4, 4))
+        self._levels = np.tile(np.eye(4), (n_levels + 1, n_branches, 1, 1))
+        self._frame_parents = np.zeros((n_fixed, 4, 4))
 
     def joint_local_quaternions(self, axes_local: np.ndarray) -> np.ndarray:
         """(n, 4) quaternions (x, y, z, w) of the joint rotations: axis sin(q/2), cos(q/2)."""
@@ -48,7 +62,12 @@ class KinematicState:
 
 
 class ForwardKinematics:
-    """FK, centre of mass and Jacobians for one :class:`NaoModel`; prepare once, call per cycle."""
+    """FK, centre of mass and Jacobians for one :class:`NaoModel`: the prepared model of the FK.
+
+    All links come from one batched product per tree depth: every branch from the torso (head,
+    arms, legs) is a serial chain, so the links at depth d of all branches are one (branches, 4, 4)
+    product of the links at depth d - 1 with their joints' local transforms.
+    """
 
     def __init__(self, model: NaoModel):
         self.model = model
@@ -62,31 +81,47 @@ class ForwardKinematics:
         self._fixed_parent = np.array([self._link_index[f.parent_link] for f in fixed])
         self._fixed_local = np.stack([f.transform for f in fixed])
 
-        # Configuration gather: RHipYawPitch reads the LHipYawPitch entry (one motor).
-        source = [model.joint_index("LHipYawPitch" if j == "RHipYawPitch" else j) for j in self.joint_names]
-        self._q_gather = np.array(source)
+        # Configuration gather: each joint reads its motor's entry (RHipYawPitch: LHipYawPitch's).
+        self._q_gather = np.array([model.joint_index(motor_of(j)) for j in self.joint_names])
 
         # parent_index[i]: link index of joint i's parent link (0 = torso; joint i's child is i + 1).
         self.parent_index = np.array([self._link_index[model.parent_link(j)] for j in self.joint_names])
-        self._origin = np.stack([model.joint_origin_in_parent(j) for j in self.joint_names])
+        origin = np.stack([model.joint_origin_in_parent(j) for j in self.joint_names])
         self.axes_local = np.stack([model.joint_axis_in_link(j) for j in self.joint_names])
         k = np.zeros((n, 3, 3))
         ax = self.axes_local
         k[:, 0, 1], k[:, 0, 2], k[:, 1, 2] = -ax[:, 2], ax[:, 1], -ax[:, 0]
         k[:, 1, 0], k[:, 2, 0], k[:, 2, 1] = ax[:, 2], -ax[:, 1], ax[:, 0]
-        self._skew, self._skew2 = k, k @ k
+        # A joint's local transform [R | origin] (3 x 4) is B0 + sin(q) B1 + (1 - cos(q)) B2
+        # (Rodrigues: R = I + sin K + (1 - cos) K^2): one product with [1, sin, 1 - cos].
+        self._local_basis = np.zeros((n, 3, 3, 4))
+        self._local_basis[:, 0, :, :3] = np.eye(3)
+        self._local_basis[:, 0, :, 3] = origin
+        self._local_basis[:, 1, :, :3] = k
+        self._local_basis[:, 2, :, :3] = k @ k
+        self._local_basis = self._local_basis.reshape(n, 3, 12)
 
-        depth = np.zeros(n + 1, dtype=int)
+        # Slots: (depth - 1, branch) of every joint; a branch is a serial chain from the torso.
+        depth, branch = np.zeros(n + 1, dtype=int), np.zeros(n + 1, dtype=int)
+        roots = [i for i in range(n) if self.parent_index[i] == 0]
         for i in range(n):  # parents precede children in the chain order
             depth[i + 1] = depth[self.parent_index[i]] + 1
-        self._levels = [
-            (np.flatnonzero(depth[1:] == d), self.parent_index[depth[1:] == d]) for d in range(1, depth.max() + 1)
-        ]
+            branch[i + 1] = roots.index(i) if i in roots else branch[self.parent_index[i]]
+        self._n_levels, self._n_branches = int(depth.max()), len(roots)
+        slots = (depth[1:] - 1) * self._n_branches + branch[1:]
+        if len(set(slots.tolist())) != n:
+            raise ValueError("forward kinematics needs serial branches from the torso")
+        self._slot_joint = np.full(self._n_levels * self._n_branches, n)  # n: the identity (padding)
+        self._slot_joint[slots] = np.arange(n)
+        # Link l in the (levels + 1, branches) product: the torso is level 0 (identity).
+        self._link_slot = np.concatenate([[0], depth[1:] * self._n_branches + branch[1:]])
 
         inertials = model.inertials
         self.link_mass_kg = np.array([inertials[name].mass for name in self.link_names])
         self.link_com_local_m = np.array([inertials[name].com for name in self.link_names])
+        self._link_com_local_h = np.concatenate([self.link_com_local_m, np.ones((n + 1, 1))], axis=1)[:, :, None]
         self.total_mass_kg = float(self.link_mass_kg.sum())
+        self._mass_fraction = self.link_mass_kg / self.total_mass_kg
 
         # ancestors[j, l]: joint j moves link l (l in the subtree of j's child link).
         self.moves_link = np.zeros((n, n + 1), dtype=bool)
@@ -101,34 +136,39 @@ class ForwardKinematics:
             chain: np.array([self._link_index[model.joint(j).child_link] for j in model.chains[chain].joints])
             for chain in CHAIN_NAMES
         }
-        fold = np.zeros((n, n - 1))
-        motor = [j for j in self.joint_names if j != "RHipYawPitch"]
-        for i, name in enumerate(self.joint_names):
-            fold[i, motor.index("LHipYawPitch" if name == "RHipYawPitch" else name)] = 1.0
-        self.motor_joint_names: tuple[str, ...] = tuple(motor)
-        self._fold = fold
-
-        self._local = np.tile(np.eye(4), (n, 1, 1))
-        self._local[:, :3, 3] = self._origin
+        self.motor_joint_names: tuple[str, ...] = tuple(j for j in self.joint_names if motor_of(j) == j)
+        self._fold = motor_fold(self.joint_names, self.motor_joint_names)
 
     # --- forward kinematics -----------------------------------------------------------------
-    def compute(self, q: np.ndarray) -> KinematicState:
-        """Poses of all links and fixed frames and the centre of mass at configuration q (rad)."""
-        q = np.asarray(q, dtype=float)
-        qk = q[self._q_gather]
-        s, c = np.sin(qk), np.cos(qk)
-        local = self._local.copy()
-        local[:, :3, :3] = np.eye(3) + s[:, None, None] * self._skew + (1.0 - c)[:, None, None] * self._skew2
-        links = np.empty((len(qk) + 1, 4, 4))
-        links[0] = np.eye(4)
-        for children, parents in self._levels:
-            links[children + 1] = links[parents] @ local[children]
-        frames = links[self._fixed_parent] @ self._fixed_local
-        link_com = np.einsum("nij,nj->ni", links[:, :3, :3], self.link_com_local_m) + links[:, :3, 3]
-        com = self.link_mass_kg @ link_com / self.total_mass_kg
-        full_q = q.copy()
-        full_q[self.model.joint_index("RHipYawPitch")] = q[self.model.joint_index("LHipYawPitch")]
-        return KinematicState(full_q, links, local, frames, link_com, com, qk)
+    def new_state(self) -> KinematicState:
+        """A state with its buffers, for :meth:`compute` to fill (``out=``)."""
+        return KinematicState(self.model.n_joints, len(self.joint_names), len(self.link_names),
+                              len(self.fixed_frame_names), len(self._slot_joint), self._n_levels, self._n_branches)
+
+    def compute(self, q: np.ndarray, out: KinematicState | None = None) -> KinematicState:
+        """Poses of all links and fixed frames and the centre of mass at configuration q (rad).
+
+        out: a state from :meth:`new_state`, refilled in place without allocating (None: a new
+        state). Returns the state.
+        """
+        state = out if out is not None else self.new_state()
+        self.model.mimic_hip_yaw_pitch(q, out=state.q)
+        c = state._coefficients
+        state.q.take(self._q_gather, out=state.joint_angles)
+        np.sin(state.joint_angles, out=c[:, 0, 1])
+        np.cos(state.joint_angles, out=c[:, 0, 2])
+        np.subtract(1.0, c[:, 0, 2], out=c[:, 0, 2])
+        np.matmul(c, self._local_basis, out=state._local_top)
+        state._local.take(self._slot_joint, axis=0, out=state._slot_local.reshape(-1, 4, 4))
+        levels = state._levels
+        for d in range(self._n_levels):
+            np.matmul(levels[d], state._slot_local[d], out=levels[d + 1])
+        levels.reshape(-1, 4, 4).take(self._link_slot, axis=0, out=state.link_poses)
+        state.link_poses.take(self._fixed_parent, axis=0, out=state._frame_parents)
+        np.matmul(state._frame_parents, self._fixed_local, out=state.frame_poses)
+        np.matmul(state.link_poses, self._link_com_local_h, out=state._link_com_h)
+        np.matmul(self._mass_fraction, state.link_com_torso_m, out=state.com_torso_m)
+        return state
 
     def frame_names(self) -> tuple[str, ...]:
         return self.link_names + self.fixed_frame_names

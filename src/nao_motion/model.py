@@ -13,6 +13,9 @@ table are related to them by constant rotations computed here, not restated.
 
 from __future__ import annotations
 
+import bisect
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -220,7 +223,7 @@ class NaoModel:
     @cached_property
     def motor_joint_names(self) -> tuple[str, ...]:
         """Independent actuators: RHipYawPitch is driven by the LHipYawPitch motor."""
-        return tuple(n for n in self.joint_names if n != "RHipYawPitch")
+        return tuple(n for n in self.joint_names if motor_of(n) == n)
 
     def names_for(self, name: str) -> list[str]:
         """NAOqi's getJointNames: "Body", "JointActuators", a chain name, or one joint name."""
@@ -236,11 +239,14 @@ class NaoModel:
             return [name]
         raise KeyError(f"unknown joint or chain {name!r}")
 
-    def mimic_hip_yaw_pitch(self, q: np.ndarray) -> np.ndarray:
-        """Copy of q with RHipYawPitch = LHipYawPitch (one motor drives both)."""
-        q = np.array(q, dtype=float)
-        q[self._index["RHipYawPitch"]] = q[self._index["LHipYawPitch"]]
-        return q
+    def mimic_hip_yaw_pitch(self, q: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """q with RHipYawPitch = LHipYawPitch (one motor drives both): a copy, or written into
+        `out` (which may be q itself: in place, nothing allocated)."""
+        out = np.array(q, dtype=float) if out is None else out
+        if out is not q:
+            np.copyto(out, q)
+        out[self._index["RHipYawPitch"]] = out[self._index["LHipYawPitch"]]
+        return out
 
     def zero_configuration(self) -> np.ndarray:
         return np.zeros(self.n_joints)
@@ -353,28 +359,61 @@ class NaoModel:
         return ("torso",) + tuple(self.joint(n).child_link for n in self.kinematic_joint_names)
 
 
+def motor_of(joint_name: str) -> str:
+    """The motor that drives a joint: one motor, LHipYawPitch's, drives both HipYawPitch joints."""
+    return "LHipYawPitch" if joint_name == "RHipYawPitch" else joint_name
+
+
+def motor_fold(joint_names: Sequence[str], motor_names: Sequence[str]) -> np.ndarray:
+    """(joints x motors) 0/1 matrix: ``jacobian @ fold`` turns per-joint columns into per-motor
+    columns, RHipYawPitch's column added to LHipYawPitch's (each joint's motor must be listed)."""
+    fold = np.zeros((len(joint_names), len(motor_names)))
+    for row, name in enumerate(joint_names):
+        fold[row, list(motor_names).index(motor_of(name))] = 1.0
+    return fold
+
+
 def project_coupled_limits(model: NaoModel, q: np.ndarray) -> np.ndarray:
     """Project a configuration into the coupled HeadPitch/HeadYaw and AnkleRoll/AnklePitch limits.
 
     HeadPitch is clamped to the range allowed at |HeadYaw|; each AnkleRoll to the range allowed
     at its AnklePitch (the right foot mirrors the left table: roll bounds negated and swapped).
-    Pitch and yaw values themselves are kept: only the dependent joint moves.
+    Pitch and yaw values themselves are kept: only the dependent joint moves. (Scalar arithmetic:
+    the motion cycles call this, and a few floats are cheaper than numpy calls.)
     """
     q = np.array(q, dtype=float)
-    lo, hi = coupled_range(HEAD_PITCH_VS_YAW_DEG, abs(np.rad2deg(q[model.joint_index("HeadYaw")])))
-    i = model.joint_index("HeadPitch")
-    q[i] = np.clip(q[i], lo, hi)
+    index = model.joint_index
+    lo, hi = _coupled_range(_HEAD_TABLE, abs(math.degrees(q[index("HeadYaw")])))
+    i = index("HeadPitch")
+    q[i] = min(max(float(q[i]), lo), hi)
     for side, sign in (("L", 1.0), ("R", -1.0)):
-        lo, hi = coupled_range(LANKLE_ROLL_VS_PITCH_DEG, np.rad2deg(q[model.joint_index(side + "AnklePitch")]))
+        lo, hi = _coupled_range(_ANKLE_TABLE, math.degrees(q[index(side + "AnklePitch")]))
         if sign < 0:
             lo, hi = -hi, -lo
-        i = model.joint_index(side + "AnkleRoll")
-        q[i] = np.clip(q[i], lo, hi)
+        i = index(side + "AnkleRoll")
+        q[i] = min(max(float(q[i]), lo), hi)
     return q
 
 
 def coupled_range(table_deg: np.ndarray, x_deg: float) -> tuple[float, float]:
-    """(min, max) in radians of the dependent joint at x (degrees), linearly interpolated."""
-    lo = np.interp(x_deg, table_deg[:, 0], table_deg[:, 1])
-    hi = np.interp(x_deg, table_deg[:, 0], table_deg[:, 2])
-    return float(np.deg2rad(lo)), float(np.deg2rad(hi))
+    """(min, max) in radians of the dependent joint at x (degrees), linearly interpolated (and
+    clamped to the table's ends outside it)."""
+    return _coupled_range(np.asarray(table_deg, dtype=float).T.tolist(), x_deg)
+
+
+def _coupled_range(columns: list[list[float]], x_deg: float) -> tuple[float, float]:
+    """coupled_range on the table's columns as lists: (x, lower, upper) in degrees."""
+    xs, lower, upper = columns
+    x = float(x_deg)
+    if x <= xs[0]:
+        return math.radians(lower[0]), math.radians(upper[0])
+    if x >= xs[-1]:
+        return math.radians(lower[-1]), math.radians(upper[-1])
+    k = bisect.bisect_right(xs, x) - 1
+    f = (x - xs[k]) / (xs[k + 1] - xs[k])
+    return (math.radians(lower[k] + f * (lower[k + 1] - lower[k])),
+            math.radians(upper[k] + f * (upper[k + 1] - upper[k])))
+
+
+_HEAD_TABLE = HEAD_PITCH_VS_YAW_DEG.T.tolist()
+_ANKLE_TABLE = LANKLE_ROLL_VS_PITCH_DEG.T.tolist()

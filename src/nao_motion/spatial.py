@@ -11,6 +11,16 @@ import math
 
 import numpy as np
 
+# The Levi-Civita symbol: (a x b)_i = e_ijk a_j b_k and skew(a)_ik = e_ijk a_j, so batched cross
+# products and skew matrices are single matrix products with it (LEVI_CIVITA[i, j, k]).
+LEVI_CIVITA = np.zeros((3, 3, 3))
+LEVI_CIVITA[0, 1, 2] = LEVI_CIVITA[1, 2, 0] = LEVI_CIVITA[2, 0, 1] = 1.0
+LEVI_CIVITA[0, 2, 1] = LEVI_CIVITA[2, 1, 0] = LEVI_CIVITA[1, 0, 2] = -1.0
+# skew(a), flattened row-major, is a @ SKEW_BASIS (3 x 9).
+SKEW_BASIS = LEVI_CIVITA.transpose(1, 0, 2).reshape(3, 9)
+# a x b is the outer product a b' (flattened row-major, 9) @ CROSS_OF_OUTER (9 x 3).
+CROSS_OF_OUTER = LEVI_CIVITA.transpose(1, 2, 0).reshape(9, 3)
+
 
 def rot_x(angle_rad: float) -> np.ndarray:
     c, s = np.cos(angle_rad), np.sin(angle_rad)
@@ -59,6 +69,28 @@ def inverse(t: np.ndarray) -> np.ndarray:
     out[:3, :3] = r_t
     out[:3, 3] = -r_t @ t[:3, 3]
     return out
+
+
+def rotation_error(target: np.ndarray, current: np.ndarray) -> np.ndarray:
+    """Rotation vector (frame of both) taking the 3x3 rotation `current` to `target`."""
+    e = (target @ current.T).tolist()  # scalar arithmetic: a few floats are cheaper than numpy calls
+    vx, vy, vz = 0.5 * (e[2][1] - e[1][2]), 0.5 * (e[0][2] - e[2][0]), 0.5 * (e[1][0] - e[0][1])
+    s = math.sqrt(vx * vx + vy * vy + vz * vz)
+    scale = math.atan2(s, 0.5 * (e[0][0] + e[1][1] + e[2][2] - 1.0)) / s if s > 1e-12 else 1.0
+    return np.array([vx * scale, vy * scale, vz * scale])
+
+
+def rotation_from_vector(w: np.ndarray) -> np.ndarray:
+    """The 3x3 rotation of the rotation vector w (rad; Rodrigues, R = I + sin K + (1 - cos) K^2)."""
+    wx, wy, wz = (float(v) for v in w)
+    angle = math.sqrt(wx * wx + wy * wy + wz * wz)
+    if angle < 1e-12:
+        return np.eye(3)
+    x, y, z = wx / angle, wy / angle, wz / angle
+    s, c = math.sin(angle), 1.0 - math.cos(angle)
+    return np.array([[1.0 - c * (y * y + z * z), c * x * y - s * z, c * x * z + s * y],
+                     [c * x * y + s * z, 1.0 - c * (x * x + z * z), c * y * z - s * x],
+                     [c * x * z - s * y, c * y * z + s * x, 1.0 - c * (x * x + y * y)]])
 
 
 def yaw_of(t: np.ndarray) -> float:

@@ -9,9 +9,9 @@ The seed's formulation (NAOqi's "collision avoidance" page), per control cycle o
 dq is the change of the command over the cycle (rad), d_i the signed distance of pair i at the
 current command, n_i its contact normal (from shape A to shape B) and J_a,i, J_b,i the Jacobians
 of the closest points of A and B, so n . (J_a - J_b) dq is how much closer the pair gets in the
-step. Solved with OSQP, set up once with a fixed sparsity pattern: one row per candidate pair
-(``pairs.py``), relaxed to (-inf, inf) when not needed, then update(q=, l=, u=, Ax=, Px=) and a
-warm start every cycle. When no pair row is active and the clipped wish satisfies the head
+step. Solved with OSQP through the motion cycle's QP layer (``nao_motion.qp.FixedPatternQP``:
+set up once with a fixed sparsity pattern, values updated and warm-started every cycle): one
+row per candidate pair (``pairs.py``), relaxed to (-inf, inf) when not needed. When no pair row is active and the clipped wish satisfies the head
 rows, that clipped wish is the QP's solution and the solver is not called. When the wish is
 unreachable the iteration slides along the constraints and comes to rest at the nearest
 (locally) collision-free command.
@@ -57,11 +57,11 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 
 import numpy as np
-import osqp
-import scipy.sparse as sp
 
 from ..kinematics import ForwardKinematics, KinematicState
-from ..model import HEAD_PITCH_VS_YAW_DEG, NaoModel, project_coupled_limits
+from ..model import HEAD_PITCH_VS_YAW_DEG, NaoModel, motor_fold, motor_of, project_coupled_limits
+from ..qp import INFINITY, USABLE, FixedPatternQP, SolveResult, SolverSettings
+from ..spatial import CROSS_OF_OUTER
 from .coupled_limits import CoupledLimitRows
 from .distance import DistanceResult
 from .pairs import CollisionPairs, PairDistances, collision_pairs, protected_arms
@@ -69,10 +69,6 @@ from .pairs import CollisionPairs, PairDistances, collision_pairs, protected_arm
 VARIABLE_CHAINS = ("Head", "LArm", "RArm")
 MAX_HALVINGS = 4  # a step that comes too close is shortened to 1/2, ..., 1/16, then held
 FLOOR_SLACK_M = 1e-4  # distance a pair may lose below its floor in one step (numerical noise)
-INFINITY = 1e30  # OSQP's infinity
-# Statuses whose solution is checked and then used; anything else holds the last command.
-_USABLE = (osqp.SolverStatus.OSQP_SOLVED, osqp.SolverStatus.OSQP_SOLVED_INACCURATE,
-           osqp.SolverStatus.OSQP_MAX_ITER_REACHED)
 
 
 @dataclass(frozen=True)
@@ -156,9 +152,9 @@ class CollisionAvoidance:
             raise ValueError(reason)
         self.dt_s = config.dt_s or model.cycle_time_s
         self._setup_indices()
+        self._setup_qp(config)
         self._setup_buffers()
         self.update_config(config)
-        self._setup_qp()
         self.command = model.zero_configuration()
         self._started = False
 
@@ -169,8 +165,7 @@ class CollisionAvoidance:
         shape_links = np.unique(np.concatenate([self._current.link_a, self._current.link_b]))
         moves_shape = fk.moves_link[:, shape_links].any(axis=1)
         moving_kin = [j for j in range(len(kin_names)) if moves_shape[j]]
-        motor_of = {name: ("LHipYawPitch" if name == "RHipYawPitch" else name) for name in kin_names}
-        motors = list(dict.fromkeys(motor_of[kin_names[j]] for j in moving_kin))
+        motors = list(dict.fromkeys(motor_of(kin_names[j]) for j in moving_kin))
         # Columns: decision variables first, then the joints whose wish is a known term (legs).
         variables = [n for n in motors if model.joint(n).chain in VARIABLE_CHAINS]
         motors = variables + [n for n in motors if n not in variables]
@@ -182,17 +177,13 @@ class CollisionAvoidance:
         self._motor_model = np.array([model.joint_index(n) for n in motors])
         self._var_model = self._motor_model[: self.n_var]
         self._fix_model = self._motor_model[self.n_var:]
-        fold = np.zeros((len(moving_kin), len(motors)))  # kinematic columns -> motors (HipYawPitch)
-        for row, j in enumerate(moving_kin):
-            fold[row, motors.index(motor_of[kin_names[j]])] = 1.0
-        self._fold = fold
+        self._fold = fold = motor_fold([kin_names[j] for j in moving_kin], motors)
         # masks[0 / 1][i, k]: kinematic column k moves pair i's shape A / B.
         self._masks = np.stack([fk.moves_link[np.ix_(self._moving_kin, links)].T.astype(float)
                                 for links in (self._current.link_a, self._current.link_b)])
         # Sparsity of the pair rows over the variables, fixed for the life of the filter.
         self._pattern = (self._masks.sum(axis=0) @ fold[:, : self.n_var]) > 0
         self._chain_of_var = np.array([model.joint(n).chain for n in self.variable_names])
-        self._rhip, self._lhip = model.joint_index("RHipYawPitch"), model.joint_index("LHipYawPitch")
         self._step_max = model.max_velocity * self.dt_s
         self._neg_step_max = -self._step_max
         self._motor_step_max = self._step_max[self._motor_model]
@@ -209,38 +200,32 @@ class CollisionAvoidance:
         self._children = np.empty((nk, 4, 4))
         self._axes_local = self.fk.axes_local[self._moving_kin]
         # Cross products in one pass: [axes; point_a; point_b] x [origins; normal; normal].
-        self._cross_left = np.empty((nk + 2 * m, 3))
-        self._cross_right = np.empty((nk + 2 * m, 3))
-        self._cross_out = np.empty((nk + 2 * m, 3))
-        self._cross_tmp = np.empty(nk + 2 * m)
-        self._axes = self._cross_left[:nk]
-        self._c = self._cross_out[:nk]  # a_j x o_j
-        self._x_ab = self._cross_out[nk:]  # (2m, 3): point_a x n, then point_b x n
+        # Cross products as outer products times CROSS_OF_OUTER: a_j x o_j, point_a / point_b x n.
+        self._axes = np.empty((nk, 3))
+        self._outer_joints = np.empty((nk, 3, 3))
+        self._outer_pairs = np.empty((2, m, 3, 3))
+        self._c = np.empty((nk, 3))  # a_j x o_j
+        self._x_ab = np.empty((2 * m, 3))  # point_a x n, then point_b x n
         self._t_ab = np.empty((2 * m, nk))
         self._t_ab3 = self._t_ab.reshape(2, m, nk)
         self._nc = np.empty((m, nk))
         self._g_kin = np.empty((m, nk))
         self._abs_g = np.empty((m, nm))
-        # All A values in one source vector: pair rows (m x motors, row-major), identity, head rows.
-        self._src = np.zeros(m * nm + nv + 2 * nc)
-        self._g = self._src[: m * nm].reshape(m, nm)  # n . (J_a - J_b) per motor column
+        self._g = np.zeros((m, nm))  # n . (J_a - J_b) per motor column
         self._g_var = self._g[:, :nv]
         self._g_fix = self._g[:, nv:]
-        self._src[m * nm: m * nm + nv] = 1.0
-        self._coupled_coef = self._src[m * nm + nv:].reshape(nc, 2)
+        self._coupled_coef = np.zeros((nc, 2))
         self._coupled_rhs = np.zeros(nc)
         self._coupled_used = np.zeros(nc, dtype=bool)
         self._coupled_tmp = np.empty(nc)
-        self._n_rows = m + nv + nc
-        self._l = np.full(self._n_rows, -INFINITY)
-        self._u = np.full(self._n_rows, INFINITY)
-        self._u_pairs, self._u_box, self._u_head = self._u[:m], self._u[m: m + nv], self._u[m + nv:]
-        self._l_box = self._l[m: m + nv]
-        self._q = np.zeros(nv)
-        self._w = np.ones(nv)
+        # The QP's rows: pairs, the step box, the head's coupled range (views of its buffers).
+        qp = self._solver
+        self._u_pairs, self._u_box, self._u_head = qp.u[:m], qp.u[m: m + nv], qp.u[m + nv:]
+        self._l_box = qp.l[m: m + nv]
+        self._a_pairs, self._a_head = qp.A[:m], qp.A[m + nv:]
+        self._w = qp.P.reshape(-1)[:: nv + 1]  # P's diagonal: the weights
         self._x = np.zeros(nv)
         self._head_x = np.zeros(2)
-        self._zero_y = np.zeros(self._n_rows)
         self._dq_wish = np.zeros(n)
         self._dq = np.zeros(n)
         self._lo = np.empty(n)
@@ -253,6 +238,8 @@ class CollisionAvoidance:
         self._active = np.zeros(m, dtype=bool)
         self._near = np.zeros(m, dtype=bool)
         self._stiff = np.ones(n, dtype=bool)
+        self._stiff_read = np.ones(n, dtype=bool)
+        self._stiffness_applied = False  # the stiffness-dependent values below are up to date
         self._limp = np.zeros(n, dtype=bool)
         self._var_stiff = np.ones(nv, dtype=bool)
         self._adjustable = np.zeros(nv, dtype=bool)
@@ -269,33 +256,24 @@ class CollisionAvoidance:
         self._below = np.zeros(m, dtype=bool)
         self._actionable = np.zeros(m, dtype=bool)
         self._q_trial = np.empty(n)
-        self._state: KinematicState | None = None  # FK of `command`, from the last check
+        # FK of `command` (valid once computed) and of the checked trial step, swapped when taken.
+        self._state, self._trial_state = self.fk.new_state(), self.fk.new_state()
+        self._state_valid = False
 
-    def _setup_qp(self) -> None:
-        m, nm, nv = self.pairs.n_pairs, len(self.motor_names), self.n_var
-        rows, cols, src = [], [], []
-        for i, j in zip(*np.nonzero(self._pattern)):
-            rows.append(i), cols.append(j), src.append(i * nm + j)
-        for j in range(nv):
-            rows.append(m + j), cols.append(j), src.append(m * nm + j)
-        for r in range(CoupledLimitRows.n_rows):
-            for c, col in enumerate(self._head_cols):
-                rows.append(m + nv + r), cols.append(col), src.append(m * nm + nv + 2 * r + c)
-        order = np.lexsort((rows, cols))  # CSC order: by column, then by row
-        rows, cols = np.array(rows)[order], np.array(cols)[order]
-        self._src_index = np.array(src)[order]
-        # Placeholder values are 1 so that no entry of the pattern is dropped as a zero.
-        a = sp.csc_matrix((np.ones(len(rows)), (rows, cols)), shape=(self._n_rows, nv))
-        a.sort_indices()
-        if not (np.array_equal(a.indices, rows) and a.nnz == len(rows)):
-            raise AssertionError("CSC layout differs from the prepared value order")
-        self._ax = np.ones(len(rows))
-        cfg = self.config
-        self._solver = osqp.OSQP()
-        self._solver.setup(sp.diags(self._w, format="csc"), self._q, a, self._l, self._u,
-                           eps_abs=cfg.eps_abs, eps_rel=cfg.eps_rel, max_iter=cfg.max_iter,
-                           polishing=False, verbose=False, warm_starting=True,
-                           adaptive_rho_interval=25, check_termination=5)
+    def _setup_qp(self, config: AvoidanceConfig) -> None:
+        """The QP's pattern: one row per pair (over the variables its shapes' joints move), the step
+        box, the head's coupled rows; P is diagonal (the weights)."""
+        m, nv, nc = self.pairs.n_pairs, self.n_var, CoupledLimitRows.n_rows
+        pattern = np.zeros((m + nv + nc, nv), dtype=bool)
+        pattern[:m] = self._pattern
+        pattern[m: m + nv] = np.eye(nv, dtype=bool)
+        pattern[m + nv:, self._head_cols] = True
+        # OSQP's equilibration: the weights change a thousandfold from cycle to cycle (pinned or
+        # adjustable joints), which no fixed preconditioning follows.
+        settings = SolverSettings(eps_abs=config.eps_abs, eps_rel=config.eps_rel, max_iter=config.max_iter,
+                                  scaling=10)
+        self._solver = FixedPatternQP(pattern, np.eye(nv, dtype=bool), settings)
+        self._solver.A[m: m + nv] = np.eye(nv)
 
     # --- configuration -------------------------------------------------------------------
     def update_config(self, config: AvoidanceConfig) -> None:
@@ -310,6 +288,7 @@ class CollisionAvoidance:
             raise ValueError("dt_s is fixed when the filter is set up")
         self.config = config
         self._checked = self.pairs.checked(set(config.protected_arms))
+        self._stiffness_applied = False
         self._var_yielding = np.isin(self._chain_of_var, config.yielding_chains)
         self._var_protected = np.isin(self._chain_of_var, config.protected_arms)
 
@@ -328,9 +307,9 @@ class CollisionAvoidance:
     def reset(self, q: np.ndarray) -> None:
         """Start from q (normally the measured joint states): the first step moves from there."""
         self.command = self.model.clip_to_limits(self.model.mimic_hip_yaw_pitch(q))
-        self._state = None
+        self._state_valid = False
         self._x.fill(0.0)
-        self._solver.warm_start(x=self._x, y=self._zero_y)
+        self._solver.reset_warm_start()
         self._started = True
 
     def step(self, q_wish: np.ndarray, stiffness: np.ndarray | None = None,
@@ -348,12 +327,12 @@ class CollisionAvoidance:
         self._read_stiffness(stiffness)
         if q_measured is not None and self._limp.any():
             np.copyto(q, model.clip_to_limits(q_measured), where=self._limp)
-        q[self._rhip] = q[self._lhip]
+        model.mimic_hip_yaw_pitch(q, out=q)
         # The last cycle's check computed FK and distances at this command: reuse them unless
         # limp joints moved it (so FK runs once per cycle unless a step had to be shortened).
-        if self._state is None or not np.array_equal(self._state.q, q):
-            self._state = self.fk.compute(q)
-            self._current.compute(self._state)
+        if not (self._state_valid and np.array_equal(self._state.q, q)):
+            self._current.compute(self.fk.compute(q, out=self._state))
+            self._state_valid = True
         dist = self._current.workspace.result
         self._pair_rows(self._state, dist)
         np.copyto(self._d_start, dist.distance_m)
@@ -405,15 +384,15 @@ class CollisionAvoidance:
         np.subtract(self._floor, FLOOR_SLACK_M, out=self._floor)
         for halvings in range(MAX_HALVINGS + 1):
             np.add(q, self._dq, out=trial)
-            trial[self._rhip] = trial[self._lhip]
+            self.model.mimic_hip_yaw_pitch(trial, out=trial)
             if self._dq.take(self._ankles, out=self._ankle_dq).any():  # passed-through ankles
                 trial[:] = project_coupled_limits(self.model, trial)
-            state = self.fk.compute(trial)
+            state = self.fk.compute(trial, out=self._trial_state)
             d = self._trial.compute(state).distance_m
             np.less(d, self._floor, out=self._below)
             if not np.logical_and(self._below, self._actionable, out=self._below).any():
                 q[:] = trial
-                self._state = state
+                self._state, self._trial_state = state, self._state
                 self._current, self._trial = self._trial, self._current
                 return halvings
             self._dq *= 0.5
@@ -428,11 +407,15 @@ class CollisionAvoidance:
         return int(np.count_nonzero(np.logical_and(self._near, self._active, out=self._near)))
 
     def _read_stiffness(self, stiffness: np.ndarray | None) -> None:
-        """Limp / stiff joints, and which variables are adjustable or pinned this cycle."""
+        """Limp / stiff joints, and (when they changed) which variables are adjustable or pinned,
+        their weights and which pairs an adjustable variable acts on."""
         if stiffness is None:
-            self._stiff.fill(True)
+            self._stiff_read.fill(True)
         else:
-            np.greater_equal(stiffness, self.config.limp_stiffness, out=self._stiff)
+            np.greater_equal(stiffness, self.config.limp_stiffness, out=self._stiff_read)
+        if self._stiffness_applied and np.array_equal(self._stiff_read, self._stiff):
+            return
+        np.copyto(self._stiff, self._stiff_read)
         np.logical_not(self._stiff, out=self._limp)
         stiff, adjustable = self._var_stiff, self._adjustable
         self._stiff.take(self._var_model, out=stiff)
@@ -443,6 +426,13 @@ class CollisionAvoidance:
             np.copyto(adjustable, self._var_protected)
         np.logical_and(adjustable, stiff, out=adjustable)
         np.greater(stiff, adjustable, out=self._pinned)
+        self._w.fill(1.0)
+        np.copyto(self._w, self.config.pinned_weight, where=self._pinned)
+        np.copyto(self._adjustable_f, self._adjustable)
+        np.matmul(self._pattern_f, self._adjustable_f, out=self._reach)
+        np.greater(self._reach, 0.0, out=self._actionable)
+        self._actionable &= self._checked
+        self._stiffness_applied = True
 
     def _pair_rows(self, state: KinematicState, dist: DistanceResult) -> None:
         """g[i, :] = n_i . (J_a(point_a) - J_b(point_b)) per motor joint, for all pairs at once.
@@ -454,13 +444,11 @@ class CollisionAvoidance:
         children = self._children
         state.link_poses.take(self._moving_links, axis=0, out=children)
         np.einsum("nij,nj->ni", children[:, :3, :3], self._axes_local, out=self._axes)
-        right = self._cross_right
-        right[:nk] = children[:, :3, 3]
-        self._cross_left[nk: nk + m] = dist.point_a
-        self._cross_left[nk + m:] = dist.point_b
-        right[nk: nk + m] = dist.normal
-        right[nk + m:] = dist.normal
-        _cross(self._cross_left, right, self._cross_out, self._cross_tmp)
+        np.multiply(self._axes[:, :, None], children[:, None, :3, 3], out=self._outer_joints)
+        np.matmul(self._outer_joints.reshape(nk, 9), CROSS_OF_OUTER, out=self._c)
+        np.multiply(dist.point_a[:, :, None], dist.normal[:, None, :], out=self._outer_pairs[0])
+        np.multiply(dist.point_b[:, :, None], dist.normal[:, None, :], out=self._outer_pairs[1])
+        np.matmul(self._outer_pairs.reshape(2 * m, 9), CROSS_OF_OUTER, out=self._x_ab)
         np.matmul(dist.normal, self._c.T, out=self._nc)
         np.matmul(self._x_ab, self._axes.T, out=self._t_ab)
         np.subtract(self._t_ab3, self._nc, out=self._t_ab3)
@@ -471,11 +459,10 @@ class CollisionAvoidance:
     def _set_rows(self, dist: DistanceResult) -> None:
         """Cost, step box, pair rows and head rows of this cycle's QP."""
         cfg, var = self.config, self._var_model
-        self._w.fill(1.0)
-        np.copyto(self._w, cfg.pinned_weight, where=self._pinned)
-        self._dq_wish.take(var, out=self._q)
-        np.multiply(self._q, self._w, out=self._q)
-        np.negative(self._q, out=self._q)
+        q_cost = self._solver.q
+        self._dq_wish.take(var, out=q_cost)
+        np.multiply(q_cost, self._w, out=q_cost)
+        np.negative(q_cost, out=q_cost)
         self._lo.take(var, out=self._l_box)
         self._hi.take(var, out=self._u_box)
 
@@ -492,10 +479,6 @@ class CollisionAvoidance:
         np.less(d, self._tmp_m, out=active)
         np.less(d, cfg.influence_distance_m, out=self._near)
         active |= self._near
-        np.copyto(self._adjustable_f, self._adjustable)
-        np.matmul(self._pattern_f, self._adjustable_f, out=self._reach)
-        np.greater(self._reach, 0.0, out=self._actionable)
-        self._actionable &= self._checked
         active &= self._actionable
         # Pair rows to unit norm over the variables (rad): their coefficients, m per rad, span
         # two decades with the lever arm, and OSQP's scaling is fixed at set-up.
@@ -530,9 +513,11 @@ class CollisionAvoidance:
         np.subtract(self._tmp_m, self._u_pairs, out=self._tmp_m)
         if self._tmp_m.max() <= 0.0 and self._head_rows_hold():
             return Outcome.SOLVED, "ok", 0
-        self._src.take(self._src_index, out=self._ax)
-        self._solver.update(q=self._q, l=self._l, u=self._u, Ax=self._ax, Px=self._w)
-        result = self._solver.solve(raise_error=False)
+        np.copyto(self._a_pairs, self._g_var)
+        self._a_head[:, self._head_cols[0]] = self._coupled_coef[:, 0]
+        self._a_head[:, self._head_cols[1]] = self._coupled_coef[:, 1]
+        self._solver.update()
+        result = self._solver.solve()
         iterations = int(result.info.iter)
         if self._accept(result):
             return Outcome.SOLVED, "ok", iterations
@@ -542,20 +527,20 @@ class CollisionAvoidance:
         np.maximum(self._rhs, 0.0, out=self._rhs)
         np.multiply(self._rhs, self._row_scale, out=self._rhs)
         np.copyto(self._u_pairs, self._rhs, where=self._active)
-        self._solver.update(u=self._u)
-        result = self._solver.solve(raise_error=False)
+        self._solver.update(matrices=False)
+        result = self._solver.solve()
         iterations += int(result.info.iter)
         if self._accept(result):
             return Outcome.RELAXED, (f"QP {first} with the recovery push and the legs' motion: solved without "
                                      "them, legs held"), iterations
         self._x.fill(0.0)
-        self._solver.warm_start(x=self._x, y=self._zero_y)
+        self._solver.reset_warm_start()
         return Outcome.HELD, f"QP {first}, then {result.info.status} without the recovery push: " \
                              "last safe command held", iterations
 
-    def _accept(self, result) -> bool:
+    def _accept(self, result: SolveResult) -> bool:
         """Use the solution if the solver converged and every row holds within tolerance."""
-        if result.info.status_val not in _USABLE:
+        if result.info.status_val not in USABLE:
             return False
         x = self._x
         x[:] = result.x
@@ -574,11 +559,3 @@ class CollisionAvoidance:
         np.matmul(self._coupled_coef, self._head_x, out=self._coupled_tmp)
         np.subtract(self._coupled_tmp, self._u_head, out=self._coupled_tmp)
         return bool(self._coupled_tmp.max() <= self.config.acceptance_tolerance)
-
-
-def _cross(a: np.ndarray, b: np.ndarray, out: np.ndarray, tmp: np.ndarray) -> None:
-    """out = a x b row by row, for (n, 3) arrays, without temporaries (np.cross allocates)."""
-    for i, j, k in ((0, 1, 2), (1, 2, 0), (2, 0, 1)):
-        np.multiply(a[:, j], b[:, k], out=out[:, i])
-        np.multiply(a[:, k], b[:, j], out=tmp)
-        np.subtract(out[:, i], tmp, out=out[:, i])

@@ -59,18 +59,20 @@ class CoupledLimitRows:
         """Write (n_rows, 2) coefficients [c_y, c_x], right-hand sides and the used-row mask."""
         x, y, xs = float(x), float(y), self._x
         k = min(max(bisect.bisect_right(xs, x) - 1, 0), len(xs) - 2)
-        for b, (sign, f, slopes) in enumerate(self._bounds):
+        rows_coefficients, rows_rhs, rows_used = [], [], []
+        for sign, f, slopes in self._bounds:
             rows = [k]
             if k > 0 and xs[k] >= x + step_lo and slopes[k - 1] > slopes[k]:
                 rows.append(k - 1)  # concave kink on the left inside the step
             if k + 2 < len(xs) and xs[k + 1] <= x + step_hi and slopes[k + 1] < slopes[k]:
                 rows.append(k + 1)  # concave kink on the right inside the step
             for r in range(ROWS_PER_BOUND):
-                i = b * ROWS_PER_BOUND + r
                 seg = rows[r] if r < len(rows) else k
                 s = slopes[seg]
-                coefficients[i, 0] = sign
-                coefficients[i, 1] = -s
+                rows_coefficients.append((sign, -s))
                 # Line of segment `seg` at the current x, minus sign * y: the room left for the step.
-                rhs[i] = f[seg] + s * (x - xs[seg]) - sign * y
-                used[i] = r < len(rows)
+                rows_rhs.append(f[seg] + s * (x - xs[seg]) - sign * y)
+                rows_used.append(r < len(rows))
+        coefficients[:] = rows_coefficients
+        rhs[:] = rows_rhs
+        used[:] = rows_used

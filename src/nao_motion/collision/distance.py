@@ -171,7 +171,7 @@ class DistanceWorkspace:
         self._d1 = self._dd[:, 0, :]
         self._d2 = self._dd[:, 1, :]
         self._r = self._dd[:, 2, :]
-        self._dd_t = self._dd.transpose(0, 2, 1)
+        self._dd_t = np.empty((n, 3, 3), f8)  # its transpose, contiguous (a faster product)
         # Gram matrix of (d1, d2, r); a, b, c, e, f are views into it.
         self._gram = np.empty((n, 3, 3), f8)
         g = self._gram
@@ -205,6 +205,13 @@ class DistanceWorkspace:
             s=s, t=t, axis_point_a=axis_a, axis_point_b=axis_b,
             normal_fallback=fallback,
         )
+
+    def compute(self, p1: np.ndarray, q1: np.ndarray, r1: np.ndarray, p2: np.ndarray, q2: np.ndarray,
+                r2: np.ndarray) -> DistanceResult:
+        """:func:`capsule_capsule_distance` of n pairs given in the workspace's shapes ((n, 3)
+        points, (n, 1) radii), without the argument checks and conversions: the per-cycle call."""
+        _compute(self, p1, q1, r1, p2, q2, r2, SEGMENT_EPS_M2, PARALLEL_EPS, NORMAL_EPS_M)
+        return self.result
 
 
 def _as_points(x, name: str) -> np.ndarray:
@@ -285,6 +292,7 @@ def _compute(ws: DistanceWorkspace, p1, q1, r1c, p2, q2, r2c,
     np.subtract(q2, p2, out=d2)
     np.subtract(p1, p2, out=rr)
     # Gram matrix: a = d1.d1, b = d1.d2, c = d1.r, e = d2.d2, f = d2.r.
+    np.copyto(ws._dd_t, ws._dd.transpose(0, 2, 1))
     np.matmul(ws._dd, ws._dd_t, out=ws._gram)
 
     # Degenerate segments -> points, without branches: for a point A set

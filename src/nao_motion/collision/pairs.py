@@ -28,7 +28,7 @@ import numpy as np
 from ..body_shapes import Capsule, body_capsules
 from ..kinematics import ForwardKinematics, KinematicState
 from ..model import NaoModel
-from .distance import DistanceResult, DistanceWorkspace, capsule_capsule_distance
+from .distance import DistanceResult, DistanceWorkspace
 
 #: Chains NAOqi's setCollisionProtectionEnabled accepts, and the arms each one protects.
 PROTECTION_CHAINS: dict[str, tuple[str, ...]] = {"LArm": ("LArm",), "RArm": ("RArm",), "Arms": ("LArm", "RArm")}
@@ -121,26 +121,20 @@ class PairDistances:
         n, m = len(shapes), pairs.n_pairs
         self._poses = np.empty((n, 4, 4))
         self._ends = np.empty((n, 4, 2))
-        self.p_world = np.empty((n, 3))
-        self.q_world = np.empty((n, 3))
-        self._p1, self._q1 = np.empty((m, 3)), np.empty((m, 3))
-        self._p2, self._q2 = np.empty((m, 3)), np.empty((m, 3))
-        self._r1 = self.radius_m[pairs.first]
-        self._r2 = self.radius_m[pairs.second]
+        # Both shapes' end points per pair (homogeneous columns p, q), and views of them.
+        self._ends_a, self._ends_b = np.empty((m, 4, 2)), np.empty((m, 4, 2))
+        self._p1, self._q1 = self._ends_a[:, :3, 0], self._ends_a[:, :3, 1]
+        self._p2, self._q2 = self._ends_b[:, :3, 0], self._ends_b[:, :3, 1]
+        self._r1 = self.radius_m[pairs.first][:, None]
+        self._r2 = self.radius_m[pairs.second][:, None]
         self.workspace = DistanceWorkspace(m)
 
     def compute(self, state: KinematicState) -> DistanceResult:
         state.link_poses.take(self.shape_link, axis=0, out=self._poses)
         np.matmul(self._poses, self._ends_local, out=self._ends)
-        self.p_world[:] = self._ends[:, :3, 0]
-        self.q_world[:] = self._ends[:, :3, 1]
-        first, second = self.pairs.first, self.pairs.second
-        self.p_world.take(first, axis=0, out=self._p1)
-        self.q_world.take(first, axis=0, out=self._q1)
-        self.p_world.take(second, axis=0, out=self._p2)
-        self.q_world.take(second, axis=0, out=self._q2)
-        return capsule_capsule_distance(self._p1, self._q1, self._r1, self._p2, self._q2, self._r2,
-                                        workspace=self.workspace)
+        self._ends.take(self.pairs.first, axis=0, out=self._ends_a)
+        self._ends.take(self.pairs.second, axis=0, out=self._ends_b)
+        return self.workspace.compute(self._p1, self._q1, self._r1, self._p2, self._q2, self._r2)
 
     def at(self, q: np.ndarray) -> DistanceResult:
         """Distances at configuration q (runs the FK; for checks and tests, not the cycle)."""

@@ -18,20 +18,22 @@ from the measured pose when the command is more than ``max_tracking_error_rad`` 
 while balancing the command is kept within that of the measured pose (a blocked or limp joint
 is worked from where it is, so the other joints' compensation matches the real robot).
 
-The QP (variables: floating_base.py; x = [v, w, q_dot] in m/s, rad/s, world frame):
+The QP (``qp.WholeBodyQP``; variables: floating_base.py, x = [v, w, q_dot] in m/s, rad/s, world
+frame) is composed of small parts, each knowing its rows, its sparsity and how to fill its values:
 
     minimise    sum_t w_t |J_t x - xdot_t|^2 + sum_j w_j (q_dot_j - q_dot_wish_j)^2 + torso and
-                regularisation terms on |x|^2
+                regularisation terms on |x|^2                               (tasks.py)
     subject to  J_foot x = feedback            Fixed feet: 6 rows; Plane: z, wx, wy (world)
                 q_lo <= q_dot <= q_hi          velocity limits and, linearised, the joint limits
                 coupled head / ankle rows      (collision.coupled_limits, valid for one step)
                 n_i . (J_com x)_xy >= lb_i     balance on: one row per polygon edge (placo)
+                                                                            (constraints.py)
 
-Balance rows: with s_i = n_i . (c + d - a_i) - margin (c the COM, d the last cycle's
-second-order drift, see below), lb_i = -s_i / com_approach_time_s while s_i >= 0 (the COM brakes
-before the margin: static balance with a dynamic braking), min(-s_i / dt, recovery) past it.
-The drift d is what the linearised rows missed last cycle (COM moved - J_com x dt): a fast
-motion otherwise creeps a few um per cycle across the margin.
+The balancer keeps NAOqi's modes and settings and, each cycle, tells the parts what they hold
+(the feet's states and targets, the support polygon, the effectors', the COM's and the swing
+feet's targets, the articular wish); the COM rows allow for the drift d the linearised rows
+missed last cycle (COM moved - J_com x dt): a fast motion otherwise creeps a few um per cycle
+across the margin.
 
 Tasks (Cartesian wishes, each a desired velocity from a clamped proportional error): Head
 orientation, LArm / RArm position (effector control), the centre of mass (wbGoToBalance, the
@@ -48,39 +50,34 @@ limit, ...) the problem is solved again without the feet's feedback and the COM'
 push, which standing still satisfies, and that step is scaled toward standing still until
 every row holds. Only a solver failure (no finite iterate) holds the last command.
 
-Why these OSQP settings (qp.SolverSettings): velocities are O(0.01..10) m/s or rad/s and one
-cycle multiplies them by dt = 0.01 s, so eps_abs = 1e-4, eps_rel = 1e-5 leave a held foot
-about 1e-6 m of residual motion per cycle (which its feedback then removes) and the balance
-rows within 1e-6 m: far below what the servos resolve (eps_rel is the smaller because OSQP
-scales it by the largest row value, a 12 rad/s wrist). Warm-started, the solver needs 5-20
-iterations in steady state and up to its 400 when a wish jumps far or the COM reaches an edge;
-its iterate is then used if the feet and balance rows hold within 1e-3 m/s (10 um per cycle),
-the objective being a compromise anyway. Polishing is off (it costs a factorisation per solve).
+Why these OSQP settings (``qp.WHOLE_BODY_SOLVER``, in the preconditioned units of ``qp.py``):
+velocities are O(0.01..10) m/s or rad/s and one cycle multiplies them by dt = 0.01 s. The feet's
+linear rows and the balance rows are scaled by 10, so eps_abs = 1e-3 leaves a held foot about
+1e-6 m of residual motion per cycle (which its feedback then removes) and the balance rows
+within 1e-6 m, and a joint 1e-5 rad: far below what the servos resolve. Warm-started, the
+solver needs 10-25 iterations; its budget, 80, bounds the cycle when a wish jumps far or the COM
+reaches an edge, and its iterate is then used if the feet and balance rows hold within
+``acceptance_tolerance`` (1e-3 m/s, 10 um per cycle), the objective being a compromise anyway
+(test_recorded_sequences: the commands stay closer to the exact ones than the former settings
+did). Polishing is off (it costs a factorisation per solve).
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 
 import numpy as np
 
 from .. import spatial
-from ..collision.coupled_limits import CoupledLimitRows
 from ..kinematics import ForwardKinematics
-from ..model import HEAD_PITCH_VS_YAW_DEG, LANKLE_ROLL_VS_PITCH_DEG, NaoModel, project_coupled_limits
+from ..model import NaoModel, project_coupled_limits
+from ..qp import INFEASIBLE, USABLE, SolverSettings
+from .context import ARM, FRAMES, HEAD, SOLE, SOLE_FRAME, WholeBodyContext
 from .floating_base import N_BASE, FloatingBaseJacobians
 from .modes import EFFECTORS, FEET, SUPPORT_FEET, FootState, balance_refusal, check_effector, check_support_leg
-from .qp import INFEASIBLE, INFINITY, USABLE, FixedPatternQP, SolverSettings
-from .support_polygon import MAX_EDGES, SupportPolygon, sole_corners_in_sole, support_polygon
-
-# Frames the QP needs, in this order (rows of FloatingBaseJacobians.frame_jacobian).
-FRAMES = ("l_sole", "r_sole", "l_gripper", "r_gripper", "Head")
-SOLE = {"left": 0, "right": 1}
-ARM = {"LArm": 2, "RArm": 3}
-HEAD = 4
-SOLE_FRAME = {"left": "l_sole", "right": "r_sole"}
+from .qp import WHOLE_BODY_SOLVER, WholeBodyQP
+from .support_polygon import SupportPolygon, sole_corners_in_sole, support_polygon
 
 
 @dataclass(frozen=True)
@@ -144,7 +141,7 @@ class BalancerConfig:
     max_tracking_error_rad: float = 0.1
     # A solution is used only if no feet or balance row is violated by more than this (m/s, rad/s).
     acceptance_tolerance: float = 1e-3
-    solver: SolverSettings = field(default_factory=SolverSettings)
+    solver: SolverSettings = WHOLE_BODY_SOLVER
     dt_s: float | None = None  # None: the model's cycle time
 
     def validate(self) -> str | None:
@@ -247,57 +244,6 @@ class BalancerResult:
     com_margin_m: float  # distance from the COM to the polygon's nearest edge (> 0 inside)
 
 
-def rotation_error(target: np.ndarray, current: np.ndarray) -> np.ndarray:
-    """Rotation vector (world frame) taking `current` to `target` (3x3 rotations)."""
-    e = (target @ current.T).tolist()  # scalar arithmetic: a few floats are cheaper than numpy calls
-    vx, vy, vz = 0.5 * (e[2][1] - e[1][2]), 0.5 * (e[0][2] - e[2][0]), 0.5 * (e[1][0] - e[0][1])
-    s = math.sqrt(vx * vx + vy * vy + vz * vz)
-    scale = math.atan2(s, 0.5 * (e[0][0] + e[1][1] + e[2][2] - 1.0)) / s if s > 1e-12 else 1.0
-    return np.array([vx * scale, vy * scale, vz * scale])
-
-
-def _clamp_norm(v: np.ndarray, limit: float) -> np.ndarray:
-    n = float(np.linalg.norm(v))
-    return v * (limit / n) if n > limit else v
-
-
-def _exp_rotation(w: np.ndarray) -> np.ndarray:
-    angle = float(np.linalg.norm(w))
-    if angle < 1e-12:
-        return np.eye(3)
-    k = w / angle
-    kx = np.array([[0.0, -k[2], k[1]], [k[2], 0.0, -k[0]], [-k[1], k[0], 0.0]])
-    return np.eye(3) + np.sin(angle) * kx + (1.0 - np.cos(angle)) * kx @ kx
-
-
-# --- rows of the constraint matrix ------------------------------------------------------------
-N_FOOT_ROWS = 6
-N_COUPLED = CoupledLimitRows.n_rows
-
-
-class _Rows:
-    """Row offsets of A: variable box, feet, balance edges, coupled head / ankle limits."""
-
-    def __init__(self, n: int):
-        self.box = slice(0, n)
-        self.foot = {foot: slice(n + N_FOOT_ROWS * i, n + N_FOOT_ROWS * (i + 1)) for i, foot in enumerate(FEET)}
-        start = n + N_FOOT_ROWS * len(FEET)
-        self.com = slice(start, start + MAX_EDGES)
-        start += MAX_EDGES
-        self.coupled = [slice(start + N_COUPLED * i, start + N_COUPLED * (i + 1)) for i in range(3)]
-        self.equality = slice(n, start - MAX_EDGES)
-        self.total = start + 3 * N_COUPLED
-
-
-# --- tasks (rows of the objective's stacked Jacobian) ------------------------------------------
-TASK_HEAD = slice(0, 3)
-TASK_ARM = {"LArm": slice(3, 6), "RArm": slice(6, 9)}
-TASK_COM = slice(9, 12)
-TASK_FOOT = {"left": slice(12, 18), "right": slice(18, 24)}
-TASK_TORSO = slice(24, 27)
-N_TASK_ROWS = 27
-
-
 class WholeBodyBalancer:
     """The balancer's core: prepare once for a model; :meth:`reset`, then :meth:`step` each cycle."""
 
@@ -312,21 +258,31 @@ class WholeBodyBalancer:
         self.jac = FloatingBaseJacobians(self.fk, FRAMES)
         self.motor_joint_names = self.jac.motor_joint_names
         self.n = self.jac.n_variables
-        self._motor = np.array([model.joint_index(j) for j in self.motor_joint_names])
+        self._ctx = WholeBodyContext(model, config, self.dt_s, self.jac)
+        self.qp = WholeBodyQP(self._ctx, config.solver)
+        self._motor = self._ctx.motor
         self._hands = np.array([model.joint_index(j) for j in model.joint_names if j not in self.fk.joint_names])
-        self._lhyp, self._rhyp = model.joint_index("LHipYawPitch"), model.joint_index("RHipYawPitch")
-        self._vmax_joint = model.max_velocity * config.max_velocity_fraction
-        self._vmax_motor = self._vmax_joint[self._motor]
+        self._vmax_joint = self._ctx.vmax_joint
         self._corners = sole_corners_in_sole(model)
-        self._setup_coupled()
-        self._rows = _Rows(self.n)
-        self.qp = FixedPatternQP(self._pattern(), config.solver)
-        self._setup_buffers()
+        self._hand_step_max = (self._vmax_joint[self._hands] * self.dt_s).tolist()
+        self._step = np.zeros(model.n_joints)
+        self._motor_step = np.zeros(len(self._motor))
+        self._x = np.zeros(self.n)
+        self._last_twist = np.zeros(6)
+        self._com_world = np.zeros(3)
+        n_checked = self.qp.checked_rows().stop - self.qp.checked_rows().start
+        self._checked_values, self._checked_over, self._checked_under = (np.zeros(n_checked) for _ in range(3))
 
         self.settings = WholeBodySettings()
-        self.q = model.zero_configuration()
+        self.q = self._ctx.q  # the command: the QP's context reads it, every change is in place
         self.torso_world = np.eye(4)
-        self.foot_target: dict[str, np.ndarray] = {f: np.eye(4) for f in FEET}
+        # The feet's held poses in W (captured), stacked for the torso's anchoring.
+        self._foot_targets = np.tile(np.eye(4), (len(FEET), 1, 1))
+        self.foot_target: dict[str, np.ndarray] = {f: self._foot_targets[SOLE[f]] for f in FEET}
+        self._sole_index = np.array([self.fk.fixed_frame_names.index(SOLE_FRAME[f]) for f in FEET])
+        self._sole_poses = np.zeros((len(FEET), 4, 4))
+        self._sole_inverses = np.tile(np.eye(4), (len(FEET), 1, 1))
+        self._implied_torso = np.zeros((len(FEET), 4, 4))
         self._target_version = {f: 0 for f in FEET}
         self._polygon_cache: dict = {}
         self.effector_target: dict[str, np.ndarray] = {}  # Head: 3x3 rotation; arms: position (W)
@@ -336,70 +292,10 @@ class WholeBodyBalancer:
         self._go_to_balance: tuple[np.ndarray, np.ndarray, float, float] | None = None  # start, end, t0, T
         self._time_s = 0.0
         self._started = False
-        self._state = None
+        self._state = self.fk.new_state()  # FK of the command (``_current_state``)
+        self._state_valid = False
 
     # --- set-up -----------------------------------------------------------------------------
-    def _setup_coupled(self) -> None:
-        """Coupled-limit rows: (dependent joint, driver joint, row maker) for the head and ankles."""
-        model, dt = self.model, self.dt_s
-        right_ankle = LANKLE_ROLL_VS_PITCH_DEG[:, [0, 2, 1]] * [1.0, -1.0, -1.0]  # roll mirrored
-        spec = (("HeadPitch", "HeadYaw", HEAD_PITCH_VS_YAW_DEG, True),
-                ("LAnkleRoll", "LAnklePitch", LANKLE_ROLL_VS_PITCH_DEG, False),
-                ("RAnkleRoll", "RAnklePitch", right_ankle, False))
-        self._coupled = []
-        for dependent, driver, table, symmetric in spec:
-            rows = CoupledLimitRows(table, symmetric, float(self._vmax_joint[model.joint_index(driver)] * dt))
-            cols = (N_BASE + self.motor_joint_names.index(dependent), N_BASE + self.motor_joint_names.index(driver))
-            self._coupled.append((model.joint_index(dependent), model.joint_index(driver), cols, rows))
-        # (dependent, driver, (dependent column, driver column), rows); the driver's column is
-        # also its row in the variable box.
-
-    def _pattern(self) -> np.ndarray:
-        r, n = self._rows, self.n
-        pattern = np.zeros((r.total, n), dtype=bool)
-        pattern[r.box, :] = np.eye(n, dtype=bool)
-        for foot in FEET:
-            moved = np.zeros(n, dtype=bool)
-            moved[:N_BASE] = True
-            chain = "LLeg" if foot == "left" else "RLeg"
-            for joint in self.model.chains[chain].joints:
-                name = "LHipYawPitch" if joint == "RHipYawPitch" else joint
-                moved[N_BASE + self.motor_joint_names.index(name)] = True
-            pattern[r.foot[foot], :] = moved
-        pattern[r.com, :] = True
-        pattern[r.com, 2] = False  # vertical torso speed does not move the COM in the floor plane
-        for rows, (_, _, cols, _) in zip(r.coupled, self._coupled):
-            pattern[rows, cols[0]] = pattern[rows, cols[1]] = True
-        return pattern
-
-    def _setup_buffers(self) -> None:
-        n, cfg = self.n, self.config
-        self.qp.A[self._rows.box] = np.eye(n)  # the variable box's rows never change
-        self._task_j = np.zeros((N_TASK_ROWS, n))
-        self._task_j[TASK_TORSO, 3:6] = np.eye(3)
-        self._task_w = np.zeros(N_TASK_ROWS)
-        self._task_v = np.zeros(N_TASK_ROWS)
-        self._weighted = np.zeros((N_TASK_ROWS, n))
-        self._set_weights()
-        self._dq_wish = np.zeros(n)
-        self._diag_index = np.arange(n)
-        box_hi = np.concatenate([[cfg.torso_max_speed_mps] * 3, [cfg.torso_max_rate_radps] * 3, self._vmax_motor])
-        self._box_lo_base, self._box_hi_base = -box_hi[:N_BASE], box_hi[:N_BASE]
-        # Coupled rows of this cycle per (dependent, driver) pair: [c_dep, c_drv] . step <= rhs (rad).
-        self._coef = np.zeros((len(self._coupled), N_COUPLED, 2))
-        self._rhs = np.zeros((len(self._coupled), N_COUPLED))
-        self._used = np.zeros((len(self._coupled), N_COUPLED), dtype=bool)
-        self._pair_step = np.zeros(2)
-        self._excess = np.zeros(N_COUPLED)
-        self._wish = np.zeros(self.model.n_joints)
-        self._moving_until_s = np.full(self.model.n_joints, -np.inf)
-        self._moving = np.zeros(len(self._motor), dtype=bool)
-        self._step = np.zeros(self.model.n_joints)
-        self._x = np.zeros(n)
-        self._last_twist = np.zeros(6)
-        self._com_world = np.zeros(3)
-        self._com_drift = np.zeros(3)
-
     def update_config(self, config: BalancerConfig) -> None:
         """Change margin, gains, speeds of the tasks and weights at run time (ValueError if refused).
 
@@ -413,15 +309,8 @@ class WholeBodyBalancer:
         changed = [f for f in fixed if getattr(config, f) != getattr(self.config, f)]
         if changed:
             raise ValueError(f"{', '.join(changed)} can only be set when the balancer is created")
-        self.config = config
-        self._set_weights()
-
-    def _set_weights(self) -> None:
-        cfg, n = self.config, self.n
-        self._diag_base = np.full(n, cfg.regularisation_weight)
-        self._diag_base[:N_BASE] += cfg.torso_weight
-        self._diag = self._diag_base.copy()
-        self._articular_w = np.zeros(n)
+        self.config = self._ctx.config = config
+        self.qp.set_regularisation(WholeBodyQP.regularisation(self._ctx))
 
     # --- settings -----------------------------------------------------------------------------
     def refusal(self, settings: WholeBodySettings) -> str | None:
@@ -506,8 +395,8 @@ class WholeBodyBalancer:
     # --- state --------------------------------------------------------------------------------
     def reset(self, q: np.ndarray) -> None:
         """Start from q (normally the measured pose): pass-through, world frame at FRAME_ROBOT."""
-        self.q = self.model.clip_to_limits(self.model.mimic_hip_yaw_pitch(q))
-        self._wish[:] = self.q
+        self._set_command(self.model.clip_to_limits(self.model.mimic_hip_yaw_pitch(q)))
+        self.qp.articular.reset(self.q)
         self.enabled = False
         self.mode = Mode.PASS_THROUGH
         self._started = True
@@ -524,37 +413,43 @@ class WholeBodyBalancer:
             raise RuntimeError("reset(q) the balancer before enabling it")
         if enabled and not self.enabled:
             if q_measured is not None and np.max(np.abs(q_measured - self.q)) > self.config.max_tracking_error_rad:
-                self.q = self.model.clip_to_limits(self.model.mimic_hip_yaw_pitch(q_measured))
+                self._set_command(self.model.clip_to_limits(self.model.mimic_hip_yaw_pitch(q_measured)))
             self._anchor(torso_attitude)
         self.enabled = enabled
         if not enabled:
             self._go_to_balance = None
             self.effector_target.clear()
 
+    def _set_command(self, q: np.ndarray) -> None:
+        np.copyto(self.q, q)
+        self._state_valid = False
+
     def _anchor(self, torso_attitude: np.ndarray | None = None) -> None:
         state = self._current_state()
         self.torso_world = spatial.inverse(self.fk.ground_frame(state, torso_attitude))
         self._last_twist[:] = 0.0
-        self._com_drift[:] = 0.0
+        self._ctx.com_drift_m[:] = 0.0
         for foot in FEET:
             self._capture_foot(foot, state)
         for name in self.settings.effectors:
             self._capture_effector(name)
-        self.qp.reset_warm_start()
+        self.qp.solver.reset_warm_start()
 
     def _follow_robot_frame(self) -> None:
         self.torso_world = spatial.inverse(self.fk.ground_frame(self._current_state()))
 
     def _current_state(self):
-        if self._state is None or not np.array_equal(self._state.q, self.model.mimic_hip_yaw_pitch(self.q)):
-            self._state = self.fk.compute(self.q)
+        """The FK of the command, computed (into its prepared state) when the command moved."""
+        if not self._state_valid:
+            self.fk.compute(self.q, out=self._state)
+            self._state_valid = True
         return self._state
 
     def _refresh(self) -> None:
         self.jac.update(self._current_state(), self.torso_world)
 
     def _capture_foot(self, foot: str, state) -> None:
-        self.foot_target[foot] = self.torso_world @ self.fk.pose(state, SOLE_FRAME[foot])
+        np.matmul(self.torso_world, self.fk.pose(state, SOLE_FRAME[foot]), out=self.foot_target[foot])
         self._target_version[foot] += 1
 
     def _capture_effector(self, name: str) -> None:
@@ -597,18 +492,16 @@ class WholeBodyBalancer:
         if not self._started:
             raise RuntimeError("reset(q) the balancer before the first step")
         self._time_s += self.dt_s
-        moved = np.abs(q_wish - self._wish) > 1e-9
-        self._moving_until_s[moved] = self._time_s + self.config.moving_wish_hold_s
-        np.copyto(self._wish, q_wish)
+        self._ctx.time_s = self._time_s
+        self.qp.articular.set_wish(q_wish, self._time_s)
         self._update_mode(walk)
         if self.mode is Mode.PASS_THROUGH:
             return self._pass_through()
         if q_measured is not None:
             self._follow_measured(q_measured)
         self.jac.update(self._current_state(), self.torso_world)
-        feet, support = self._constraint_modes(walk)
-        polygon = self._fill_constraints(feet, support)
-        self._fill_objective(feet, walk)
+        feet, polygon = self._set_parts(walk)
+        self.qp.fill()
         outcome, reason, iterations = self._solve()
         self._integrate()
         # The new command's pose (its FK is reused by the next cycle): torso and COM in W.
@@ -618,9 +511,11 @@ class WholeBodyBalancer:
         self._com_world += self.torso_world[:3, 3]
         # What the linearised COM rows missed this cycle (second order): the next cycle's rows
         # allow for the same again, so a fast motion does not creep across the margin.
-        np.matmul(self.jac.com_jacobian, self._x, out=self._com_drift)
-        self._com_drift *= -self.dt_s
-        self._com_drift += self._com_world - self.jac.com_world_m
+        drift = self._ctx.com_drift_m
+        np.matmul(self.jac.com_jacobian, self._x, out=drift)
+        drift *= -self.dt_s
+        drift += self._com_world
+        drift -= self.jac.com_world_m
         shown = polygon or self._grounded_polygon(feet, held=True)
         return BalancerResult(self.q, self.mode, outcome, reason, iterations, self._com_world,
                               self.torso_world, shown, shown.margin(self._com_world[:2]))
@@ -655,20 +550,20 @@ class WholeBodyBalancer:
             return
         np.minimum(q, q_measured + limit, out=q)
         np.maximum(q, q_measured - limit, out=q)
-        q[self._rhyp] = q[self._lhyp]
-        q[:] = self.model.clip_to_limits(q)
+        self.model.mimic_hip_yaw_pitch(q, out=q)
+        self._set_command(self.model.clip_to_limits(q))
         self._anchor_torso(self._current_state(), integrate=False)
 
     def _pass_through(self) -> BalancerResult:
         """Disabled: the wish within the joint limits, reached no faster than the speed limit."""
         model, q = self.model, self.q
-        target = model.clip_to_limits(model.mimic_hip_yaw_pitch(self._wish))
+        target = model.clip_to_limits(model.mimic_hip_yaw_pitch(self.qp.articular.wish))
         np.subtract(target, q, out=self._step)
         limit = self._vmax_joint * self.dt_s
         np.minimum(self._step, limit, out=self._step)
         np.maximum(self._step, -limit, out=self._step)
         q += self._step
-        q[:] = model.clip_to_limits(q)
+        self._set_command(model.clip_to_limits(q))
         self._follow_robot_frame()
         self._refresh()
         polygon = self._grounded_polygon(self.settings.feet)
@@ -684,21 +579,23 @@ class WholeBodyBalancer:
             if not integrate:
                 return
             twist = self._last_twist * self.dt_s
-            self.torso_world[:3, :3] = _exp_rotation(twist[3:]) @ self.torso_world[:3, :3]
+            self.torso_world[:3, :3] = spatial.rotation_from_vector(twist[3:]) @ self.torso_world[:3, :3]
             self.torso_world[:3, 3] += twist[:3]
             return
-        # Torso pose each Fixed foot implies: R = R_target R_foot', p = p_target - R p_foot.
-        rotations, positions = [], []
-        for foot in fixed:
-            target, pose = self.foot_target[foot], self.fk.pose(state, SOLE_FRAME[foot])
-            r = target[:3, :3] @ pose[:3, :3].T
-            rotations.append(r)
-            positions.append(target[:3, 3] - r @ pose[:3, 3])
+        # Torso pose each foot implies: its target composed with the inverse of its torso-frame pose.
+        poses, inverses, implied = self._sole_poses, self._sole_inverses, self._implied_torso
+        state.frame_poses.take(self._sole_index, axis=0, out=poses)
+        np.copyto(inverses[:, :3, :3], poses[:, :3, :3].transpose(0, 2, 1))
+        np.matmul(inverses[:, :3, :3], poses[:, :3, 3:], out=inverses[:, :3, 3:])
+        np.negative(inverses[:, :3, 3:], out=inverses[:, :3, 3:])
+        np.matmul(self._foot_targets, inverses, out=implied)
         if len(fixed) == 2:  # halfway between the two
-            rotations[0] = _exp_rotation(0.5 * rotation_error(rotations[1], rotations[0])) @ rotations[0]
-            positions[0] = 0.5 * (positions[0] + positions[1])
-        self.torso_world[:3, :3] = rotations[0]
-        self.torso_world[:3, 3] = positions[0]
+            half = 0.5 * spatial.rotation_error(implied[1, :3, :3], implied[0, :3, :3])
+            np.matmul(spatial.rotation_from_vector(half), implied[0, :3, :3], out=self.torso_world[:3, :3])
+            np.add(implied[0, :3, 3], implied[1, :3, 3], out=self.torso_world[:3, 3])
+            self.torso_world[:3, 3] *= 0.5
+        else:
+            np.copyto(self.torso_world, implied[SOLE[fixed[0]]])
 
     def _held(self, foot: str) -> FootState:
         """The foot's state this cycle: the user's, or during the walk Fixed when supporting."""
@@ -706,140 +603,42 @@ class WholeBodyBalancer:
             return FootState.FIXED if foot in SUPPORT_FEET[self._walk_support] else FootState.FREE
         return self.settings.feet[foot]
 
-    def _constraint_modes(self, walk: WalkReference | None) -> tuple[dict[str, FootState], str | None]:
+    def _set_parts(self, walk: WalkReference | None) -> tuple[dict[str, FootState], SupportPolygon | None]:
+        """Tell the QP's tasks and constraints what they hold this cycle; returns the feet's states
+        and the balance constraint's polygon (None: no balance constraint)."""
+        qp, cfg = self.qp, self.config
+        self.q.take(self._motor, out=self._ctx.q_motor)
         feet = {f: self._held(f) for f in FEET}
-        # While walking, balance is the walk's (its ZMP stays in the support polygon, not its COM).
-        return feet, (None if walk is not None else self.settings.balance)
-
-    def _fill_constraints(self, feet: dict[str, FootState], support: str | None) -> SupportPolygon | None:
-        qp, r, cfg, dt, jac = self.qp, self._rows, self.config, self.dt_s, self.jac
-        A, lo, hi = qp.A, qp.l, qp.u
-        # Box: torso twist bounds; joint speed limits and the joint limits, linearised.
-        q_motor = self.q[self._motor]
-        lo[:N_BASE], hi[:N_BASE] = self._box_lo_base, self._box_hi_base
-        np.maximum(-self._vmax_motor, (self.model.lower[self._motor] - q_motor) / dt, out=lo[N_BASE:r.box.stop])
-        np.minimum(self._vmax_motor, (self.model.upper[self._motor] - q_motor) / dt, out=hi[N_BASE:r.box.stop])
-
-        # Feet: Fixed holds the captured pose, Plane its height and tilt; feedback removes drift.
-        gain = cfg.foot_feedback_gain / dt
         for foot in FEET:
-            rows, k = r.foot[foot], SOLE[foot]
-            A[rows] = jac.frame_jacobian[k]
-            lo[rows], hi[rows] = -INFINITY, INFINITY
-            state = feet[foot]
-            if state is FootState.FREE:
-                continue
-            pose, target = jac.frame_pose_world[k], self.foot_target[foot]
-            if state is FootState.FIXED:
-                err = np.concatenate([target[:3, 3] - pose[:3, 3], rotation_error(target[:3, :3], pose[:3, :3])])
-                lo[rows] = hi[rows] = gain * err
-            else:  # Plane: z, wx, wy; the tilt error turns the sole's normal onto the target's
-                tilt = np.cross(pose[:3, 2], target[:3, 2])
-                values = gain * np.array([target[2, 3] - pose[2, 3], tilt[0], tilt[1]])
-                lo[rows.start + 2: rows.start + 5] = hi[rows.start + 2: rows.start + 5] = values
-
-        # Balance: the COM inside the support polygon, `margin_m` from each edge (placo's rows).
-        polygon = None
-        lo[r.com], hi[r.com] = -INFINITY, INFINITY
-        if support is not None:
-            polygon = self._polygon(SUPPORT_FEET[support], feet)
-            k = polygon.n_edges
-            rows = slice(r.com.start, r.com.start + k)
-            np.matmul(polygon.normals_xy, jac.com_jacobian[:2], out=A[rows])
-            slack = polygon.edge_distances(jac.com_world_m[:2] + self._com_drift[:2]) - cfg.margin_m
-            # Approaching the margin: braked; past it (linearisation, solver tolerance): back at once.
-            lo[rows] = np.where(slack >= 0.0, -slack / cfg.com_approach_time_s,
-                                np.minimum(-slack / dt, cfg.recovery_speed_mps))
-
-        # Coupled head / ankle limits, one step ahead (rows in rad per step: divide by dt).
-        for i, (rows, (dependent, driver, cols, maker)) in enumerate(zip(r.coupled, self._coupled)):
-            box = cols[1]
-            coef, rhs, used = self._coef[i], self._rhs[i], self._used[i]
-            maker.fill(self.q[driver], self.q[dependent], lo[box] * dt, hi[box] * dt, coef, rhs, used)
-            np.copyto(rhs, INFINITY, where=~used)
-            A[rows, cols[0]], A[rows, cols[1]] = coef[:, 0], coef[:, 1]
-            np.divide(rhs, dt, out=hi[rows])
-        return polygon
+            contact = qp.contacts[foot]
+            contact.state, contact.target_world = feet[foot], self.foot_target[foot]
+            swinging = walk is not None and feet[foot] is FootState.FREE
+            qp.swing_feet[foot].target_world = (walk.left_sole_world if foot == "left" else
+                                                walk.right_sole_world) if swinging else None
+        # While walking, balance is the walk's (its ZMP stays in the support polygon, not its COM).
+        support = None if walk is not None else self.settings.balance
+        polygon = None if support is None else self._polygon(SUPPORT_FEET[support], feet)
+        qp.balance.polygon = polygon
+        qp.head.target_world = self.effector_target.get("Head")
+        for arm, task in qp.arms.items():
+            task.target_world = self.effector_target.get(arm)
+        com = qp.com
+        com.target_world = self._com_target(walk)
+        if walk is None:  # wbGoToBalance moves the COM in the floor plane
+            com.axes, com.gain, com.max_speed_mps = 2, cfg.task_gain, cfg.com_max_speed_mps
+        else:
+            com.axes, com.gain, com.max_speed_mps = 3, cfg.walk_task_gain, cfg.walk_com_max_speed_mps
+        if walk is None:
+            qp.torso.heading_world = None
+        else:  # upright, heading between the feet
+            heading = walk.left_sole_world[:3, 0] + walk.right_sole_world[:3, 0]
+            qp.torso.heading_world = float(np.arctan2(heading[1], heading[0]))
+        return feet, polygon
 
     def _grounded_polygon(self, feet: dict[str, FootState], held: bool = False) -> SupportPolygon:
         """The polygon of the feet on the ground (both when none is), for display."""
         grounded = tuple(f for f in FEET if feet[f] is not FootState.FREE) or FEET
         return self._polygon(grounded, feet if held else None)
-
-    def _fill_objective(self, feet: dict[str, FootState], walk: WalkReference | None) -> None:
-        cfg, dt, jac = self.config, self.dt_s, self.jac
-        gain = cfg.task_gain / dt
-        J, w, v = self._task_j, self._task_w, self._task_v
-        w[:] = 0.0
-        if "Head" in self.effector_target:
-            J[TASK_HEAD] = jac.frame_jacobian[HEAD, 3:6]
-            err = rotation_error(self.effector_target["Head"], jac.frame_pose_world[HEAD][:3, :3])
-            v[TASK_HEAD] = _clamp_norm(gain * err, cfg.head_max_rate_radps)
-            w[TASK_HEAD] = cfg.head_orientation_weight
-        for arm, rows in TASK_ARM.items():
-            if arm in self.effector_target:
-                J[rows] = jac.frame_jacobian[ARM[arm], 0:3]
-                err = self.effector_target[arm] - jac.frame_pose_world[ARM[arm]][:3, 3]
-                v[rows] = _clamp_norm(gain * err, cfg.arm_max_speed_mps)
-                w[rows] = cfg.arm_position_weight
-        com_target = self._com_target(walk)
-        if com_target is not None:
-            J[TASK_COM] = jac.com_jacobian
-            axes = 3 if walk is not None else 2  # wbGoToBalance moves the COM in the floor plane
-            err = np.zeros(3)
-            err[:axes] = com_target[:axes] - jac.com_world_m[:axes]
-            if walk is None:
-                v[TASK_COM] = _clamp_norm(gain * err, cfg.com_max_speed_mps)
-            else:
-                v[TASK_COM] = _clamp_norm(cfg.walk_task_gain / dt * err, cfg.walk_com_max_speed_mps)
-            w[TASK_COM.start: TASK_COM.start + axes] = cfg.com_weight
-        if walk is not None:
-            gain = cfg.walk_task_gain / dt
-            for foot, target in (("left", walk.left_sole_world), ("right", walk.right_sole_world)):
-                if feet[foot] is not FootState.FREE:
-                    continue
-                rows, k = TASK_FOOT[foot], SOLE[foot]
-                pose = jac.frame_pose_world[k]
-                J[rows] = jac.frame_jacobian[k]
-                v[rows.start: rows.start + 3] = _clamp_norm(gain * (target[:3, 3] - pose[:3, 3]),
-                                                            cfg.foot_max_speed_mps)
-                v[rows.start + 3: rows.stop] = gain * rotation_error(target[:3, :3], pose[:3, :3])
-                w[rows] = cfg.foot_weight
-            # Torso upright, heading between the feet.
-            heading = walk.left_sole_world[:3, 0] + walk.right_sole_world[:3, 0]
-            upright = spatial.rot_z(np.arctan2(heading[1], heading[0]))
-            v[TASK_TORSO] = gain * rotation_error(upright, self.torso_world[:3, :3])
-            w[TASK_TORSO] = cfg.torso_orientation_weight
-        else:
-            # A weak wish for an upright torso (roll, pitch; yaw free): left to the articular
-            # wishes alone, a leg motion (HipYawPitch, the knees) would tilt the whole torso.
-            z = self.torso_world[:3, 2]
-            tilt = gain * np.array([z[1], -z[0]])  # z_torso x z_world: turns the torso's z upright
-            v[TASK_TORSO.start: TASK_TORSO.start + 2] = _clamp_norm(tilt, cfg.torso_max_rate_radps)
-            v[TASK_TORSO.stop - 1] = 0.0
-            w[TASK_TORSO.start: TASK_TORSO.start + 2] = cfg.torso_upright_weight
-
-        # Articular weights: joints whose wish moves, then those whose wish holds.
-        aw = self._articular_w[N_BASE:]
-        np.less(self._time_s, self._moving_until_s[self._motor], out=self._moving)
-        aw.fill(cfg.articular_weight)
-        aw[self._moving] = cfg.moving_wish_weight
-        np.add(self._diag_base, self._articular_w, out=self._diag)
-
-        # P = J' W J + diag; q = -J' W v - w_q q_dot_wish.
-        np.multiply(J, w[:, None], out=self._weighted)
-        P = self.qp.P
-        np.matmul(J.T, self._weighted, out=P)
-        P[self._diag_index, self._diag_index] += self._diag
-        dq = self._dq_wish
-        np.subtract(self._wish[self._motor], self.q[self._motor], out=dq[N_BASE:])
-        dq[N_BASE:] /= dt
-        np.minimum(dq[N_BASE:], self._vmax_motor, out=dq[N_BASE:])
-        np.maximum(dq[N_BASE:], -self._vmax_motor, out=dq[N_BASE:])
-        dq[N_BASE:][~self._moving] = 0.0  # held wishes: keep still, compensations are not undone
-        np.matmul(self._weighted.T, v, out=self.qp.q)
-        self.qp.q += self._articular_w * dq
-        np.negative(self.qp.q, out=self.qp.q)
 
     def _com_target(self, walk: WalkReference | None) -> np.ndarray | None:
         if walk is not None:
@@ -859,85 +658,68 @@ class WholeBodyBalancer:
         outside, its step is scaled toward standing still until every row holds. Only a solver
         failure (no finite iterate) holds the last command.
         """
-        qp, r = self.qp, self._rows
+        qp = self.qp
         result = qp.solve()
         iterations = int(result.info.iter)
-        if result.info.status_val in USABLE and self._feasible_fraction() == 1.0:
-            return self._take(1.0, Outcome.SOLVED, "ok", iterations)
+        if result.info.status_val in USABLE and self._feasible_fraction(result.x) == 1.0:
+            return self._take(result.x, 1.0, Outcome.SOLVED, "ok", iterations)
         first = result.info.status
-        eq = r.equality
-        held = qp.l[eq] > -INFINITY
-        qp.l[eq] = np.where(held, 0.0, qp.l[eq])
-        qp.u[eq] = np.where(held, 0.0, qp.u[eq])
-        np.minimum(qp.l[r.com], 0.0, out=qp.l[r.com])
-        result = qp.solve(update_matrices=False)
+        qp.relax()
+        result = qp.solve()
         iterations += int(result.info.iter)
-        fraction = self._feasible_fraction()
+        fraction = self._feasible_fraction(result.x)
         if result.info.status_val in USABLE and fraction > 0.0:
             reason = f"QP {first}: solved without feet feedback and COM recovery"
             if fraction < 1.0:
                 reason += f", step scaled by {fraction:.2f} to keep the feet and balance"
-            return self._take(fraction, Outcome.RELAXED, reason, iterations)
-        qp.reset_warm_start()
+            return self._take(result.x, fraction, Outcome.RELAXED, reason, iterations)
+        qp.solver.reset_warm_start()
         kind = "infeasible" if result.info.status_val in INFEASIBLE else "failed"
-        return self._take(0.0, Outcome.HELD, f"QP {kind} ({result.info.status}): last command held", iterations)
+        return self._take(result.x, 0.0, Outcome.HELD, f"QP {kind} ({result.info.status}): last command held",
+                          iterations)
 
-    def _feasible_fraction(self) -> float:
+    def _feasible_fraction(self, x: np.ndarray) -> float:
         """Largest t in [0, 1] for which t x keeps the feet and balance rows within the acceptance
         tolerance (0 when x is not finite or no such t > 0 exists)."""
-        qp, r = self.qp, self._rows
-        x = qp.x
-        if not np.all(np.isfinite(x)):
-            return 0.0
-        rows = slice(r.equality.start, r.com.stop)  # feet, then balance edges
-        v = qp.A[rows] @ x
-        tol = self.config.acceptance_tolerance
-        lo, hi = qp.l[rows] - tol, qp.u[rows] + tol
-        over, under = v > hi, v < lo
-        if not (over.any() or under.any()):
+        solver, rows = self.qp.solver, self.qp.checked_rows()
+        v, over, under = self._checked_values, self._checked_over, self._checked_under
+        lo, hi, tol = solver.l[rows], solver.u[rows], self.config.acceptance_tolerance
+        np.matmul(solver.A[rows], x, out=v)
+        np.subtract(v, hi, out=over)
+        np.subtract(lo, v, out=under)
+        np.maximum(over, under, out=over)
+        if over.max() <= tol:  # False as well when x is not finite
             return 1.0
+        if not np.isfinite(x).all():
+            return 0.0
+        lo, hi = lo - tol, hi + tol
+        over, under = v > hi, v < lo
         limits = np.concatenate([np.maximum(hi[over], 0.0) / v[over], np.maximum(-lo[under], 0.0) / -v[under]])
         return float(min(limits.min(), 1.0))
 
-    def _take(self, fraction: float, outcome: Outcome, reason: str, iterations: int) -> tuple[Outcome, str, int]:
-        """The step: `fraction` of the solution, inside the variable box (the solver's tolerance)."""
-        x, box = self._x, self._rows.box
-        np.multiply(self.qp.x, fraction, out=x) if fraction > 0.0 else x.fill(0.0)
-        np.minimum(x, self.qp.u[box], out=x)
-        np.maximum(x, self.qp.l[box], out=x)
+    def _take(self, x: np.ndarray, fraction: float, outcome: Outcome, reason: str,
+              iterations: int) -> tuple[Outcome, str, int]:
+        """The step: `fraction` of the solution x, inside the variable box (the solver's tolerance)."""
+        np.multiply(x, fraction, out=self._x) if fraction > 0.0 else self._x.fill(0.0)
+        self.qp.box.clip(self._x)
         return outcome, reason, iterations
 
     def _integrate(self) -> None:
-        model, q, dt, x = self.model, self.q, self.dt_s, self._x
-        self._step[self._motor] = x[N_BASE:] * dt
-        on_coupled_limit = self._snap_coupled()
-        q[self._motor] += self._step[self._motor]
-        q[self._rhyp] = q[self._lhyp]
+        model, q, x = self.model, self.q, self._x
+        step = self._motor_step
+        np.multiply(x[N_BASE:], self.dt_s, out=step)
+        on_coupled_limit = self.qp.coupled.snap(step)
+        q_motor = self._ctx.q_motor  # the command the QP started from
+        q_motor += step
+        q[self._motor] = q_motor
+        model.mimic_hip_yaw_pitch(q, out=q)
         np.minimum(q, model.upper, out=q)
         np.maximum(q, model.lower, out=q)
         if on_coupled_limit:  # the rows are in rad, the tables in degrees: settle the rounding
             q[:] = project_coupled_limits(model, q)
         # Hands are not in the QP: they follow the wish at their speed limit.
-        hands = self._hands
-        limit = self._vmax_joint[hands] * dt
-        q[hands] += np.minimum(np.maximum(self._wish[hands] - q[hands], -limit), limit)
+        wish = self.qp.articular.wish
+        for hand, limit in zip(self._hands.tolist(), self._hand_step_max):
+            q[hand] += min(max(wish[hand] - q[hand], -limit), limit)
+        self._state_valid = False
         self._last_twist[:] = x[:N_BASE]
-
-    def _snap_coupled(self) -> bool:
-        """Move a dependent joint's step back onto a coupled-limit row it exceeds (solver tolerance);
-        returns whether a step ends on a row.
-
-        The rows are conservative over the step, so a step that keeps them keeps the coupled
-        head / ankle ranges; their dependent coefficient is +1 (upper) or -1 (lower).
-        """
-        step, pair, excess = self._step, self._pair_step, self._excess
-        on_row = False
-        for i, (dependent, driver, _, _) in enumerate(self._coupled):
-            pair[0], pair[1] = step[dependent], step[driver]
-            np.matmul(self._coef[i], pair, out=excess)
-            excess -= self._rhs[i]
-            worst = int(excess.argmax())
-            if excess[worst] > 0.0:
-                step[dependent] -= self._coef[i, worst, 0] * excess[worst]
-            on_row |= bool(excess[worst] > -1e-9)
-        return on_row

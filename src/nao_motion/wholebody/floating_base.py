@@ -12,8 +12,9 @@ fixed on a link moves at p_dot = v + w x (p - p_torso) + R J_p(q) q_dot, R the t
 orientation and J_p the torso-frame Jacobian of the point; a link turns at w + R J_w(q) q_dot.
 
 All Jacobians of one cycle come from one pass over the joints' world axes and origins (the
-per-call Jacobians of ForwardKinematics would recompute them each time); buffers are allocated
-once.
+per-call Jacobians of ForwardKinematics would recompute them each time): the links are moved
+into the world frame with one product, and every frame's and the COM's columns are a few
+batched products; buffers are allocated once.
 """
 
 from __future__ import annotations
@@ -21,9 +22,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..kinematics import ForwardKinematics, KinematicState
+from ..spatial import SKEW_BASIS
+from ..model import motor_fold
 
 N_BASE = 6
 LINEAR, ANGULAR = slice(0, 3), slice(3, 6)
+_MINUS_SKEW_BASIS = -SKEW_BASIS
 
 
 class FloatingBaseJacobians:
@@ -32,33 +36,33 @@ class FloatingBaseJacobians:
     `frames`: frame names (anything ForwardKinematics.pose accepts); each gets a 6 x N block
     (linear; angular) of its origin. Call :meth:`update` once per cycle, then read
     ``frame_jacobian[k]``, ``frame_pose_world[k]``, ``com_world_m`` and ``com_jacobian``.
+
+    How (a handful of matrix products for everything): in the torso frame, joint j (unit axis
+    a_j through o_j) moves a point p at a_j x (p - o_j) and turns a frame at a_j, and moves the
+    COM at a_j x (sum over its subtree of m_l c_l - m_j o_j) / M; with S_j = skew(a_j), one
+    product S [o, w, p, c] gives every a_j x o_j, a_j x w_j, a_j x p_k; masked by "joint j moves
+    frame k", the columns of all frames and of the COM are folded onto the motors with one
+    product and turned into the world frame with one more.
     """
 
     def __init__(self, fk: ForwardKinematics, frames: tuple[str, ...]):
         self.fk = fk
         self.frames = tuple(frames)
-        nk = len(fk.joint_names)
+        nk, nf = len(fk.joint_names), len(frames)
         self.motor_joint_names = fk.motor_joint_names
-        self.n_motors = len(self.motor_joint_names)
-        self.n_variables = N_BASE + self.n_motors
-        # Folding kinematic columns into motor columns (RHipYawPitch adds to LHipYawPitch).
-        self._fold = np.zeros((nk, self.n_motors))
-        for k, name in enumerate(fk.joint_names):
-            self._fold[k, self.motor_joint_names.index("LHipYawPitch" if name == "RHipYawPitch" else name)] = 1.0
-        # Frame poses come from the state's link poses (links) or fixed-frame poses (the rest).
-        self._is_link = np.array([f in fk.link_names for f in frames])
-        self._frame_link_index = np.array([fk.link_names.index(f) for f in frames if f in fk.link_names], dtype=int)
-        self._frame_fixed_index = np.array(
-            [fk.fixed_frame_names.index(f) for f in frames if f not in fk.link_names], dtype=int)
-        self._link_of_frame = np.array([fk.link_names.index(fk.parent_link_of(f)) for f in frames])
-        # mask[k, j]: joint j moves frame k.
-        self._mask = fk.moves_link[:, self._link_of_frame].T.astype(float)
-        self._subtree_mass = fk.moves_link @ fk.link_mass_kg
-        self._moves_link_f = fk.moves_link.astype(float)
-        self._link_mass = fk.link_mass_kg[:, None]
-        self._total_mass = fk.total_mass_kg
+        self.n_motors = nm = len(self.motor_joint_names)
+        self.n_variables = N_BASE + nm
+        self._fold = motor_fold(fk.joint_names, self.motor_joint_names)
+        # A frame is its parent link's pose times a fixed offset (identity for a link).
+        zero = fk.compute(fk.model.zero_configuration())
+        self._frame_link = np.array([fk.link_names.index(fk.parent_link_of(f)) for f in frames])
+        self._frame_offset = np.stack([np.linalg.inv(zero.link_poses[link]) @ fk.pose(zero, f)
+                                       for link, f in zip(self._frame_link, frames)])
+        self._moves = fk.moves_link[:, self._frame_link].astype(float)[:, None, :]  # (nk, 1, nf): j moves k
+        self._moves_mass = fk.moves_link * (fk.link_mass_kg / fk.total_mass_kg)[None, :]  # (nk, nl)
+        self._subtree_fraction = (fk.moves_link @ fk.link_mass_kg / fk.total_mass_kg)[:, None]
+        self._axes_local = fk.axes_local[:, None, :].copy()  # (nk, 1, 3)
 
-        nf = len(frames)
         self.frame_pose_world = np.zeros((nf, 4, 4))
         self.frame_jacobian = np.zeros((nf, 6, self.n_variables))
         self.com_world_m = np.zeros(3)
@@ -67,70 +71,70 @@ class FloatingBaseJacobians:
         self.frame_jacobian[:, LINEAR, LINEAR] = np.eye(3)
         self.frame_jacobian[:, ANGULAR, ANGULAR] = np.eye(3)
         self.com_jacobian[:, LINEAR] = np.eye(3)
-        self._arms = np.empty((nf, 3))
         self.torso_world = np.eye(4)
-        self._axes = np.empty((nk, 3))
-        self._axes_local_col = fk.axes_local[:, :, None].copy()
-        self._axes_torso = np.empty((nk, 3, 1))
-        self._origins = np.empty((nk, 3))
-        self._axes_skew = np.zeros((nk, 3, 3))
-        self._a_cross_o = np.empty((nk, 3))
-        self._kin_lin = np.empty((nf, 3, nk))
-        self._kin_ang = np.empty((nf, 3, nk))
-        self._link_com = np.empty((len(fk.link_names), 3))
-        self._weighted = np.empty((nk, 3))
-        self._com_kin = np.empty((3, nk))
-        self._points = np.empty((nf, 3))
-        self._poses_torso = np.empty((nf, 4, 4))
-        self._cross = np.empty((nk, 3, nf))
+        self._frame_parents = np.zeros((nf, 4, 4))
+        self._frame_torso = np.zeros((nf, 4, 4))
+        self._axes = np.zeros((nk, 1, 3))  # torso frame
+        self._skew = np.zeros((nk, 9))
+        # Points the skews multiply, torso frame (3 rows): origins, subtree moments, frames, COM.
+        self._points = np.zeros((3, 2 * nk + nf + 1))
+        self._origins, self._moments = self._points[:, :nk], self._points[:, nk: 2 * nk]
+        self._frame_points = self._points[:, 2 * nk:]  # the frames' origins, then the COM
+        self._mass_moments = np.zeros((nk, 3))
+        self._subtree_origins = np.zeros((nk, 3))
+        self._crosses = np.zeros((3 * nk, 2 * nk + nf + 1))
+        # a_j x o_j and a_j x w_j: the diagonal blocks of S [o, w].
+        rows = np.arange(3 * nk)
+        self._diagonal_blocks = np.concatenate([rows * (2 * nk + nf + 1) + rows // 3,
+                                                rows * (2 * nk + nf + 1) + nk + rows // 3])
+        self._axis_crosses = np.zeros(6 * nk)
+        # Per joint, per axis: the frames' linear columns, their angular ones, the COM's.
+        self._columns = np.zeros((nk, 3, 2 * nf + 1))
+        self._folded = np.zeros((3 * (2 * nf + 1), nm))
+        self._world = np.zeros((3, (2 * nf + 1) * nm))
+        self._arms = np.zeros((3, nf + 1))
+        self._minus_skew = np.zeros((nf + 1, 9))
 
     def update(self, state: KinematicState, torso_world: np.ndarray) -> None:
         """All Jacobians at `state` with the torso at pose `torso_world` (4x4, world frame)."""
-        self.torso_world[:] = torso_world
-        r, p = torso_world[:3, :3], torso_world[:3, 3]
-        children = state.link_poses[1:]
-        # Joint axes and origins in the world frame.
-        np.matmul(children[:, :3, :3], self._axes_local_col, out=self._axes_torso)
-        np.matmul(self._axes_torso[:, :, 0], r.T, out=self._axes)
-        np.matmul(children[:, :3, 3], r.T, out=self._origins)
-        self._origins += p
-        a, o, s = self._axes, self._origins, self._axes_skew
-        s[:, 0, 1], s[:, 0, 2], s[:, 1, 2] = -a[:, 2], a[:, 1], -a[:, 0]
-        s[:, 1, 0], s[:, 2, 0], s[:, 2, 1] = a[:, 2], -a[:, 1], a[:, 0]
-        np.einsum("nij,nj->ni", s, o, out=self._a_cross_o)
-
-        # Frames: a_j x (p_k - o_j) = a_j x p_k - a_j x o_j, masked by "joint j moves frame k".
-        poses = self.frame_pose_world
-        self._poses_torso[self._is_link] = state.link_poses[self._frame_link_index]
-        self._poses_torso[~self._is_link] = state.frame_poses[self._frame_fixed_index]
-        np.matmul(torso_world, self._poses_torso, out=poses)
-        np.copyto(self._points, poses[:, :3, 3])
-        np.matmul(s, self._points.T, out=self._cross)  # (nk, 3, nf): a_j x p_k
-        self._cross -= self._a_cross_o[:, :, None]
-        np.multiply(self._cross.transpose(2, 1, 0), self._mask[:, None, :], out=self._kin_lin)
-        np.multiply(a.T[None, :, :], self._mask[:, None, :], out=self._kin_ang)
-        jac = self.frame_jacobian
-        np.matmul(self._kin_lin, self._fold, out=jac[:, LINEAR, N_BASE:])
-        np.matmul(self._kin_ang, self._fold, out=jac[:, ANGULAR, N_BASE:])
-        np.subtract(self._points, p, out=self._arms)
-        _minus_skew_columns(jac, self._arms)
-
-        # Centre of mass: joint j moves its subtree's mass m_j about o_j: a_j x (sum m c - m_j o_j) / M.
-        np.matmul(state.link_com_torso_m, r.T, out=self._link_com)
-        self._link_com += p
-        np.matmul(self._link_mass.T, self._link_com, out=self.com_world_m[None, :])
-        self.com_world_m /= self._total_mass
-        np.matmul(self._moves_link_f, self._link_mass * self._link_com, out=self._weighted)
-        self._weighted -= self._subtree_mass[:, None] * o
-        np.einsum("nij,nj->in", s, self._weighted, out=self._com_kin)
-        self._com_kin /= self._total_mass
-        np.matmul(self._com_kin, self._fold, out=self.com_jacobian[:, N_BASE:])
-        np.subtract(self.com_world_m, p, out=self._arms[:1])
-        _minus_skew_columns(self.com_jacobian[None], self._arms[:1])
-
-
-def _minus_skew_columns(jac: np.ndarray, r: np.ndarray) -> None:
-    """Linear rows' angular-velocity columns -[r]x (w x r = -r x w) for (k, >=3, N) blocks."""
-    jac[:, 0, 4], jac[:, 0, 5] = r[:, 2], -r[:, 1]
-    jac[:, 1, 3], jac[:, 1, 5] = -r[:, 2], r[:, 0]
-    jac[:, 2, 3], jac[:, 2, 4] = r[:, 1], -r[:, 0]
+        np.copyto(self.torso_world, torso_world)
+        nk, nf = len(self._axes), len(self.frames)
+        links = state.link_poses
+        # Joint axes and their skews, torso frame.
+        np.matmul(self._axes_local, links[1:, :3, :3].transpose(0, 2, 1), out=self._axes)
+        np.matmul(self._axes[:, 0, :], SKEW_BASIS, out=self._skew)
+        # The frames, torso and world frames.
+        links.take(self._frame_link, axis=0, out=self._frame_parents)
+        np.matmul(self._frame_parents, self._frame_offset, out=self._frame_torso)
+        np.matmul(self.torso_world, self._frame_torso, out=self.frame_pose_world)
+        # The points: joint origins, subtree mass moments about them, frames, COM.
+        np.copyto(self._origins, links[1:, :3, 3].T)
+        np.matmul(self._moves_mass, state.link_com_torso_m, out=self._mass_moments)
+        np.multiply(self._subtree_fraction, links[1:, :3, 3], out=self._subtree_origins)
+        np.subtract(self._mass_moments, self._subtree_origins, out=self._moments.T)
+        np.copyto(self._frame_points[:, :nf], self._frame_torso[:, :3, 3].T)
+        self._frame_points[:, nf] = state.com_torso_m
+        np.matmul(self._skew.reshape(3 * nk, 3), self._points, out=self._crosses)
+        self._crosses.take(self._diagonal_blocks, out=self._axis_crosses)
+        axis_origin = self._axis_crosses[: 3 * nk].reshape(nk, 3, 1)
+        # Columns per joint: a_j x (p_k - o_j) and a_j where j moves k; the COM's.
+        columns = self._columns
+        crosses = self._crosses[:, 2 * nk: 2 * nk + nf].reshape(nk, 3, nf)
+        np.subtract(crosses, axis_origin, out=columns[:, :, :nf])
+        columns[:, :, :nf] *= self._moves
+        np.multiply(self._axes.transpose(0, 2, 1), self._moves, out=columns[:, :, nf: 2 * nf])
+        columns[:, :, 2 * nf] = self._axis_crosses[3 * nk:].reshape(nk, 3)
+        # Onto the motors, into the world frame, into the Jacobians.
+        np.matmul(columns.reshape(nk, -1).T, self._fold, out=self._folded)
+        np.matmul(self.torso_world[:3, :3], self._folded.reshape(3, -1), out=self._world)
+        world = self._world.reshape(3, 2 * nf + 1, -1)
+        np.copyto(self.frame_jacobian[:, LINEAR, N_BASE:], world[:, :nf].transpose(1, 0, 2))
+        np.copyto(self.frame_jacobian[:, ANGULAR, N_BASE:], world[:, nf: 2 * nf].transpose(1, 0, 2))
+        np.copyto(self.com_jacobian[:, N_BASE:], world[:, 2 * nf])
+        # The torso's rotation moves a point at r from its origin by w x r: columns -skew(r).
+        np.matmul(self.torso_world[:3, :3], self._frame_points, out=self._arms)
+        np.add(self._arms[:, nf], self.torso_world[:3, 3], out=self.com_world_m)
+        np.matmul(self._arms.T, _MINUS_SKEW_BASIS, out=self._minus_skew)
+        minus_skew = self._minus_skew.reshape(-1, 3, 3)
+        np.copyto(self.frame_jacobian[:, LINEAR, ANGULAR], minus_skew[:nf])
+        np.copyto(self.com_jacobian[:, ANGULAR], minus_skew[nf])

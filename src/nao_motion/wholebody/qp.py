@@ -1,99 +1,86 @@
-"""A QP whose sparsity pattern is fixed at set-up; each cycle only its values change (OSQP).
+"""The whole-body QP: the balancer's tasks and constraints composed on one fixed-pattern OSQP
+problem (``nao_motion.qp``), over the floating base's variables x = [v, w, q_dot].
 
-    minimise 1/2 x' P x + q' x   subject to   l <= A x <= u
+    minimise    sum_t w_t |J_t x - xdot_t|^2 + sum_j w_j (q_dot_j - q_dot_wish_j)^2
+                + torso_weight |[v, w]|^2 + regularisation_weight |x|^2
+    subject to  the variables' box, the feet's contacts, the COM in the support polygon,
+                the coupled head / ankle ranges
 
-The caller fills dense buffers (``P``, ``A``) and vectors (``q``, ``l``, ``u``) in place; the
-values at the pattern's positions are gathered into OSQP's CSC data arrays with one ``take``
-each (orders prepared at set-up) and handed to ``update(Px=, q=, Ax=, l=, u=)``. The solve is
-warm-started from the previous cycle's solution and duals. A row that is not needed this
-cycle stays in the pattern and is relaxed with infinite bounds (``INFINITY``).
+Tasks, in the rows of the stacked task matrix: Head orientation, LArm / RArm position, the COM,
+the left / right swing foot, the torso's orientation; the articular wish on the joints' diagonal.
+Constraints, in the rows of A: the box, the left / right foot, the balance edges, the coupled
+head, left ankle and right ankle rows. A part that is off keeps its rows (zero weight, infinite
+bounds), so the pattern, and OSQP's factorisation structure, never change.
+
+Preconditioning (why these scales): x mixes m/s and rad/s and the rows' units differ by the
+lever arms, which ADMM's single step size does not like: with OSQP's own equilibration (redone at
+every matrix update) the balance scenario of benchmarks/bench_whole_body.py needed 65 iterations
+a cycle (median) and its 400 at the 99th percentile; scaled once for these units (below), 20-25
+and under 150 to the same accuracy.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
-import osqp
-import scipy.sparse as sp
 
-INFINITY = 1e30  # OSQP's infinity
-# Statuses whose solution is checked against the constraints and then used: within the
-# iteration budget ADMM's iterate is a feasible compromise well before it is optimal.
-USABLE = (osqp.SolverStatus.OSQP_SOLVED, osqp.SolverStatus.OSQP_SOLVED_INACCURATE,
-          osqp.SolverStatus.OSQP_MAX_ITER_REACHED)
-INFEASIBLE = (osqp.SolverStatus.OSQP_PRIMAL_INFEASIBLE, osqp.SolverStatus.OSQP_PRIMAL_INFEASIBLE_INACCURATE,
-              osqp.SolverStatus.OSQP_DUAL_INFEASIBLE, osqp.SolverStatus.OSQP_DUAL_INFEASIBLE_INACCURATE)
+from ..model import HEAD_PITCH_VS_YAW_DEG, LANKLE_ROLL_VS_PITCH_DEG
+from ..qp import ComposedQP, SolverSettings
+from .constraints import ComInPolygon, CoupledLimits, FootContact, VariableBox
+from .context import WholeBodyContext
+from .floating_base import N_BASE
+from .modes import FEET
+from .tasks import ArmPositionTask, ArticularWish, ComTask, HeadOrientationTask, SwingFootTask, TorsoOrientationTask
 
+__all__ = ["WholeBodyQP", "SolverSettings", "WHOLE_BODY_SOLVER"]
 
-@dataclass(frozen=True)
-class SolverSettings:
-    """OSQP settings (see ``balancer.BalancerConfig`` for why these values)."""
-
-    eps_abs: float = 1e-4
-    eps_rel: float = 1e-5
-    max_iter: int = 400
-    check_termination: int = 5
-    adaptive_rho_interval: int = 25
-    polishing: bool = False
-
-
-def _csc_order(pattern: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """CSC (indices, indptr) of a boolean pattern and the row-major flat index of each entry."""
-    rows, cols = np.nonzero(pattern.T)  # column-major walk: (col, row) pairs sorted by col then row
-    cols, rows = rows, cols
-    indptr = np.concatenate([[0], np.cumsum(np.bincount(cols, minlength=pattern.shape[1]))])
-    return rows.astype(np.int64), indptr.astype(np.int64), rows * pattern.shape[1] + cols
+# Preconditioning: the solver's variables are the torso's linear velocity in units of
+# BASE_LINEAR_SCALE m/s (the rest in rad/s); the feet's linear rows are scaled by
+# FOOT_LINEAR_ROW_SCALE (a foot moves centimetres per joint radian, its rows' residual counts in
+# 0.1 mm/s), their angular rows by FOOT_ANGULAR_ROW_SCALE, the balance rows by COM_ROW_SCALE (the
+# COM moves by centimetres per joint radian); the cost by COST_SCALE (the articular weights are
+# 1e-3: the cost's curvature then compares with the rows'). Chosen by measuring the benchmark's
+# scenarios and the recorded sequences' accuracy over a grid of scales.
+BASE_LINEAR_SCALE = 0.3
+FOOT_LINEAR_ROW_SCALE = 10.0
+FOOT_ANGULAR_ROW_SCALE = 0.3
+COM_ROW_SCALE = 10.0
+COST_SCALE = 100.0
+# The balancer's OSQP settings (balancer.py says why).
+WHOLE_BODY_SOLVER = SolverSettings(eps_abs=1e-3, eps_rel=1e-4, max_iter=80)
 
 
-class FixedPatternQP:
-    """OSQP set up once for `n` variables and the rows of `a_pattern` (m x n, bool).
+class WholeBodyQP(ComposedQP):
+    """The balancer's parts, by name, on one ComposedQP."""
 
-    P's pattern is the full upper triangle (the tasks couple every variable through the
-    centre of mass and the torso twist).
-    """
+    def __init__(self, ctx: WholeBodyContext, settings: SolverSettings):
+        n = ctx.n
+        variable_scale = np.ones(n)
+        variable_scale[:3] = BASE_LINEAR_SCALE
+        foot_rows = np.array([FOOT_LINEAR_ROW_SCALE] * 3 + [FOOT_ANGULAR_ROW_SCALE] * 3)
+        self.head = HeadOrientationTask(ctx)
+        self.arms = {arm: ArmPositionTask(ctx, arm) for arm in ("LArm", "RArm")}
+        self.com = ComTask(ctx)
+        self.swing_feet = {foot: SwingFootTask(ctx, foot) for foot in FEET}
+        self.torso = TorsoOrientationTask(ctx)
+        self.articular = ArticularWish(ctx)
+        self.box = VariableBox(ctx, variable_scale)
+        self.contacts = {foot: FootContact(ctx, foot, foot_rows) for foot in FEET}
+        self.balance = ComInPolygon(ctx, COM_ROW_SCALE)
+        right_ankle = LANKLE_ROLL_VS_PITCH_DEG[:, [0, 2, 1]] * [1.0, -1.0, -1.0]  # roll mirrored
+        self.coupled = CoupledLimits(ctx, [("HeadPitch", "HeadYaw", HEAD_PITCH_VS_YAW_DEG, True),
+                                           ("LAnkleRoll", "LAnklePitch", LANKLE_ROLL_VS_PITCH_DEG, False),
+                                           ("RAnkleRoll", "RAnklePitch", right_ankle, False)], self.box)
+        tasks = [self.head, *self.arms.values(), self.com, *self.swing_feet.values(), self.torso]
+        constraints = [self.box, *self.contacts.values(), self.balance, self.coupled]
+        super().__init__(n, tasks, [self.articular], constraints, settings, self.regularisation(ctx),
+                         variable_scale, COST_SCALE)
 
-    def __init__(self, a_pattern: np.ndarray, settings: SolverSettings):
-        m, n = a_pattern.shape
-        self.n, self.m = n, m
-        self.P = np.zeros((n, n))
-        self.q = np.zeros(n)
-        self.A = np.zeros((m, n))
-        self.l = np.full(m, -INFINITY)
-        self.u = np.full(m, INFINITY)
-        self.x = np.zeros(n)
-        a_indices, a_indptr, self._a_flat = _csc_order(np.asarray(a_pattern, dtype=bool))
-        p_indices, p_indptr, self._p_flat = _csc_order(np.triu(np.ones((n, n), dtype=bool)))
-        self._ax = np.ones(len(self._a_flat))
-        self._px = np.zeros(len(self._p_flat))
-        self._px[p_indices == np.repeat(np.arange(n), np.diff(p_indptr))] = 1.0  # identity to start
-        a = sp.csc_matrix((self._ax.copy(), a_indices, a_indptr), shape=(m, n))
-        p = sp.csc_matrix((self._px.copy(), p_indices, p_indptr), shape=(n, n))
-        self.solver = osqp.OSQP()
-        self.solver.setup(p, self.q, a, self.l, self.u, verbose=False, warm_starting=True,
-                          eps_abs=settings.eps_abs, eps_rel=settings.eps_rel, max_iter=settings.max_iter,
-                          check_termination=settings.check_termination,
-                          adaptive_rho_interval=settings.adaptive_rho_interval, polishing=settings.polishing)
-        self._zero_x, self._zero_y = np.zeros(n), np.zeros(m)
-
-    @property
-    def nnz(self) -> tuple[int, int]:
-        """Stored entries of (P, A)."""
-        return len(self._px), len(self._ax)
-
-    def solve(self, update_matrices: bool = True):
-        """Hand the buffers' values to OSQP and solve; returns OSQP's result (x copied to ``x``)."""
-        if update_matrices:
-            self.P.take(self._p_flat, out=self._px)
-            self.A.take(self._a_flat, out=self._ax)
-            self.solver.update(Px=self._px, Ax=self._ax, q=self.q, l=self.l, u=self.u)
-        else:
-            self.solver.update(q=self.q, l=self.l, u=self.u)
-        result = self.solver.solve(raise_error=False)
-        if result.x is not None:
-            self.x[:] = result.x
-        return result
-
-    def reset_warm_start(self) -> None:
-        """Forget the last solution (after a hold, the next solve starts from rest)."""
-        self.solver.warm_start(x=self._zero_x, y=self._zero_y)
+    @staticmethod
+    def regularisation(ctx: WholeBodyContext) -> np.ndarray:
+        """The constant diagonal: the torso's twist costs what a joint's velocity does (with the
+        feet held it is set by the legs anyway, and without a cost of its own ADMM needs ~10 times
+        the iterations whenever the balance rows are active), plus the regularisation."""
+        cfg = ctx.config
+        diagonal = np.full(ctx.n, cfg.regularisation_weight)
+        diagonal[:N_BASE] += cfg.torso_weight
+        return diagonal

@@ -15,7 +15,7 @@ unused ones.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -62,6 +62,10 @@ class SupportPolygon:
 
     vertices_xy: np.ndarray  # (k, 2) counter-clockwise
     normals_xy: np.ndarray  # (k, 2) inward unit normal of edge i (vertex i -> i + 1)
+    offsets_m: np.ndarray = field(init=False)  # (k,) n_i . a_i: edge i is n_i . p = offsets_m[i]
+
+    def __post_init__(self):
+        self.offsets_m = np.einsum("ij,ij->i", self.normals_xy, self.vertices_xy)
 
     @classmethod
     def from_points(cls, points_xy: np.ndarray) -> "SupportPolygon":
@@ -75,9 +79,11 @@ class SupportPolygon:
     def n_edges(self) -> int:
         return len(self.vertices_xy)
 
-    def edge_distances(self, point_xy: np.ndarray) -> np.ndarray:
-        """Signed distance of a point to each edge's line, positive inside."""
-        return np.einsum("ij,ij->i", self.normals_xy, np.asarray(point_xy)[None, :2] - self.vertices_xy)
+    def edge_distances(self, point_xy: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """Signed distance of a point to each edge's line, positive inside (into `out`, (k,))."""
+        out = np.matmul(self.normals_xy, np.asarray(point_xy)[:2], out=out)
+        out -= self.offsets_m
+        return out
 
     def margin(self, point_xy: np.ndarray) -> float:
         """Distance from the point to the nearest edge line (>= 0 inside, < 0 outside)."""

@@ -1,0 +1,205 @@
+"""The whole-body QP's constraints: the variables' box (torso twist, joint speeds and ranges), the
+feet's contacts (Fixed, Plane), the centre of mass in the support polygon and the coupled head /
+ankle ranges. The feet and the balance rows are ``checked``: a solution is used only if it keeps
+them (``balancer._solve``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import spatial
+from ..collision.coupled_limits import CoupledLimitRows
+from ..qp import INFINITY, Constraint
+from .context import SOLE, WholeBodyContext
+from .floating_base import N_BASE
+from .modes import FootState
+from .support_polygon import MAX_EDGES, SupportPolygon
+
+
+class VariableBox(Constraint):
+    """One row per variable: the torso's twist within its speed limits; each motor within its
+    speed limit and, linearised over the cycle, inside its joint range."""
+
+    def __init__(self, ctx: WholeBodyContext, variable_scale: np.ndarray):
+        # In the solver's variables (x / variable_scale) every row is the identity.
+        super().__init__(np.eye(ctx.n, dtype=bool), row_scale=1.0 / variable_scale)
+        self.ctx = ctx
+        self._lower_motor = ctx.model.lower[ctx.motor]
+        self._upper_motor = ctx.model.upper[ctx.motor]
+
+    def prepare(self) -> None:
+        cfg = self.ctx.config
+        self.A[:] = np.eye(self.ctx.n)
+        self.upper[:N_BASE] = [cfg.torso_max_speed_mps] * 3 + [cfg.torso_max_rate_radps] * 3
+        self.lower[:N_BASE] = -self.upper[:N_BASE]
+
+    def fill(self) -> None:
+        ctx = self.ctx
+        lo, hi = self.lower[N_BASE:], self.upper[N_BASE:]
+        np.subtract(self._lower_motor, ctx.q_motor, out=lo)
+        lo /= ctx.dt_s
+        np.maximum(lo, -ctx.vmax_motor, out=lo)
+        np.subtract(self._upper_motor, ctx.q_motor, out=hi)
+        hi /= ctx.dt_s
+        np.minimum(hi, ctx.vmax_motor, out=hi)
+
+    def clip(self, x: np.ndarray) -> None:
+        """x (in place) inside the box (ADMM ends within its tolerance of it)."""
+        np.minimum(x, self.upper, out=x)
+        np.maximum(x, self.lower, out=x)
+
+
+class FootContact(Constraint):
+    """wbFootState of one foot: Fixed holds its captured pose (6 rows: the sole's linear and
+    angular velocity, world frame), Plane its height and tilt (z, wx, wy), Free nothing.
+
+    The rows ask for ``foot_feedback_gain`` of the pose error per cycle, so a drift (the closed
+    chain's linearisation between two held feet) is removed. ``state`` and ``target_world`` (4x4)
+    are set by the balancer.
+    """
+
+    def __init__(self, ctx: WholeBodyContext, foot: str, row_scale: np.ndarray):
+        chain = "LLeg" if foot == "left" else "RLeg"
+        pattern = np.zeros((6, ctx.n), dtype=bool)
+        pattern[:, :N_BASE] = True
+        for joint in ctx.model.chains[chain].joints:
+            pattern[:, ctx.column(joint)] = True
+        super().__init__(pattern, row_scale, checked=True)
+        self.ctx = ctx
+        self.frame = SOLE[foot]
+        self.state = FootState.FIXED
+        self.target_world = np.eye(4)
+        self._held = np.zeros(6, dtype=bool)
+
+    def fill(self) -> None:
+        ctx = self.ctx
+        np.copyto(self.A, ctx.jac.frame_jacobian[self.frame])
+        if self.state is FootState.FREE:
+            self.off()
+            return
+        gain = ctx.config.foot_feedback_gain / ctx.dt_s
+        pose, target, lo = ctx.jac.frame_pose_world[self.frame], self.target_world, self.lower
+        if self.state is FootState.FIXED:
+            np.subtract(target[:3, 3], pose[:3, 3], out=lo[:3])
+            lo[3:] = spatial.rotation_error(target[:3, :3], pose[:3, :3])
+            lo *= gain
+            np.copyto(self.upper, lo)
+            return
+        # Plane: z, wx, wy; the tilt error turns the sole's normal onto the target's.
+        (nx, ny, nz), (tx, ty, tz) = pose[:3, 2].tolist(), target[:3, 2].tolist()
+        self.off()
+        lo[2], lo[3], lo[4] = gain * (target[2, 3] - pose[2, 3]), gain * (ny * tz - nz * ty), gain * (nz * tx - nx * tz)
+        self.upper[2:5] = lo[2:5]
+
+    def relax(self) -> None:
+        """No feedback: a held row asks for no motion (standing still keeps it)."""
+        np.greater(self.lower, -INFINITY, out=self._held)
+        np.copyto(self.lower, 0.0, where=self._held)
+        np.copyto(self.upper, 0.0, where=self._held)
+
+
+class ComInPolygon(Constraint):
+    """wbEnableBalanceConstraint: the COM ``margin_m`` inside every edge of the support polygon
+    (placo's rows, one per edge: n_i . (J_com x)_xy >= lb_i).
+
+    With s_i = n_i . (c + d - a_i) - margin (c the COM, d the drift the linearised rows missed last
+    cycle, ``ctx.com_drift_m``), lb_i = -s_i / com_approach_time_s while s_i >= 0 (the COM brakes
+    before the margin: static balance with a dynamic braking), min(-s_i / dt, recovery) past it.
+    ``polygon`` is set by the balancer (None: no balance constraint).
+    """
+
+    def __init__(self, ctx: WholeBodyContext, row_scale: float):
+        pattern = np.ones((MAX_EDGES, ctx.n), dtype=bool)
+        pattern[:, 2] = False  # vertical torso speed does not move the COM in the floor plane
+        super().__init__(pattern, row_scale, checked=True)
+        self.ctx = ctx
+        self.polygon: SupportPolygon | None = None
+        self._com_xy = np.zeros(2)
+        self._slack = np.zeros(MAX_EDGES)
+        self._braking = np.zeros(MAX_EDGES)
+        self._past = np.zeros(MAX_EDGES, dtype=bool)
+
+    def prepare(self) -> None:
+        self.off()
+
+    def fill(self) -> None:
+        polygon, lo = self.polygon, self.lower
+        lo.fill(-INFINITY)
+        if polygon is None:
+            return
+        ctx, cfg = self.ctx, self.ctx.config
+        k = polygon.n_edges
+        np.matmul(polygon.normals_xy, ctx.jac.com_jacobian[:2], out=self.A[:k])
+        np.add(ctx.jac.com_world_m[:2], ctx.com_drift_m[:2], out=self._com_xy)
+        slack, braking, past = self._slack[:k], self._braking[:k], self._past[:k]
+        polygon.edge_distances(self._com_xy, out=slack)
+        slack -= cfg.margin_m
+        # Approaching the margin: braked; past it (linearisation, solver tolerance): back at once.
+        np.divide(slack, -cfg.com_approach_time_s, out=braking)
+        np.less(slack, 0.0, out=past)
+        np.divide(slack, -ctx.dt_s, out=slack)
+        np.minimum(slack, cfg.recovery_speed_mps, out=slack)
+        np.copyto(braking, slack, where=past)
+        lo[:k] = braking
+
+    def relax(self) -> None:
+        """No recovery push: a COM past the margin may stay where it is."""
+        np.minimum(self.lower, 0.0, out=self.lower)
+
+
+class CoupledLimits(Constraint):
+    """Joints whose range depends on another's (HeadPitch on HeadYaw, each AnkleRoll on its
+    AnklePitch): per (dependent, driver, table_deg, symmetric) pair, ``CoupledLimitRows`` valid for
+    one step of the driver within its box (rows in rad per step, divided by dt)."""
+
+    def __init__(self, ctx: WholeBodyContext, pairs: list[tuple[str, str, np.ndarray, bool]], box: VariableBox):
+        model, k = ctx.model, CoupledLimitRows.n_rows
+        self.rows = [CoupledLimitRows(table, symmetric, float(ctx.vmax_joint[model.joint_index(driver)] * ctx.dt_s))
+                     for _, driver, table, symmetric in pairs]
+        self.columns = [(ctx.column(dependent), ctx.column(driver)) for dependent, driver, _, _ in pairs]
+        self.joints = [(model.joint_index(dependent), model.joint_index(driver)) for dependent, driver, _, _ in pairs]
+        pattern = np.zeros((k * len(pairs), ctx.n), dtype=bool)
+        for i, columns in enumerate(self.columns):
+            pattern[i * k: (i + 1) * k, columns] = True
+        super().__init__(pattern)
+        self.ctx, self.box = ctx, box
+        # Per pair: [c_dependent, c_driver] . step <= rhs (rad per step).
+        self.coefficients = np.zeros((len(pairs), k, 2))
+        self.rhs = np.zeros((len(pairs), k))
+        self._used = np.zeros((len(pairs), k), dtype=bool)
+        self._unused = np.zeros((len(pairs), k), dtype=bool)
+        # A's entries of the pairs' rows, in the coefficients' order.
+        rows = np.repeat(np.arange(k * len(pairs)), 2)
+        self._entries = (rows, np.array([c for columns in self.columns for c in columns * k]))
+
+    def prepare(self) -> None:
+        self.off()
+
+    def fill(self) -> None:
+        ctx, box, dt = self.ctx, self.box, self.ctx.dt_s
+        for i, (rows, (dependent, driver), (_, driver_column)) in enumerate(zip(self.rows, self.joints, self.columns)):
+            rows.fill(ctx.q[driver], ctx.q[dependent], box.lower[driver_column] * dt, box.upper[driver_column] * dt,
+                      self.coefficients[i], self.rhs[i], self._used[i])
+        np.logical_not(self._used, out=self._unused)
+        np.copyto(self.rhs, INFINITY, where=self._unused)
+        self.A[self._entries] = self.coefficients.reshape(-1)
+        np.divide(self.rhs.reshape(-1), dt, out=self.upper)
+
+    def snap(self, step_motor: np.ndarray) -> bool:
+        """Move each dependent joint's step (the QP's motors, rad) back onto a row it exceeds
+        (solver tolerance); returns whether a step ends on a row.
+
+        The rows are conservative over the step, so a step that keeps them keeps the coupled
+        range; their dependent coefficient is +1 (upper) or -1 (lower).
+        """
+        on_row = False
+        for (dependent, driver), coefficients, rhs in zip(self.columns, self.coefficients.tolist(), self.rhs.tolist()):
+            dependent, driver = dependent - N_BASE, driver - N_BASE
+            dy, dx = float(step_motor[dependent]), float(step_motor[driver])
+            excesses = [c_y * dy + c_x * dx - r for (c_y, c_x), r in zip(coefficients, rhs)]
+            excess = max(excesses)
+            if excess > 0.0:
+                step_motor[dependent] = dy - coefficients[excesses.index(excess)][0] * excess
+            on_row |= excess > -1e-9
+        return on_row

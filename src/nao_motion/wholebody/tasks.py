@@ -1,0 +1,220 @@
+"""The whole-body QP's tasks: Cartesian wishes (head orientation, arm positions, the centre of
+mass, the swing feet, the torso's orientation) and the articular wish.
+
+A Cartesian task asks for a velocity from a clamped proportional error, ``v = clamp(gain * error
+/ dt)``, with a weight per row; it is off (zero weight) while it has no target. The balancer
+sets the targets (world frame W) each cycle from NAOqi's settings and the walk's references.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import spatial
+from ..qp import DiagonalTask, Task
+from .context import ARM, HEAD, SOLE, WholeBodyContext
+from .floating_base import ANGULAR, LINEAR, N_BASE
+
+
+def clamp_norm(v: np.ndarray, limit: float) -> np.ndarray:
+    """v scaled down to norm `limit` when longer (in place)."""
+    n = math.sqrt(float(v @ v))
+    if n > limit:
+        v *= limit / n
+    return v
+
+
+def _chain_columns(ctx: WholeBodyContext, chain: str | None, base: slice) -> np.ndarray:
+    """The variables a frame's rows involve: these torso-twist columns and its chain's motors."""
+    columns = np.zeros(ctx.n, dtype=bool)
+    columns[base] = True
+    if chain is not None:
+        for joint in ctx.model.chains[chain].joints:
+            columns[ctx.column(joint)] = True
+    return columns
+
+
+class _TargetTask(Task):
+    """A task that is on while it has a target; it zeroes its weights once when switched off."""
+
+    def __init__(self, ctx: WholeBodyContext, n_rows: int, columns: np.ndarray):
+        super().__init__(n_rows, columns)
+        self.ctx = ctx
+        self.target_world = None
+        self._on = False
+
+    def fill(self) -> None:
+        if self.target_world is None:
+            if self._on:
+                self.weight.fill(0.0)
+                self._on = False
+            return
+        self._on = True
+        self.fill_on()
+
+    def fill_on(self) -> None:
+        raise NotImplementedError
+
+
+class HeadOrientationTask(_TargetTask):
+    """wbSetEffectorControl("Head"): the head's orientation (target: 3x3 rotation in W)."""
+
+    def __init__(self, ctx: WholeBodyContext):
+        super().__init__(ctx, 3, _chain_columns(ctx, "Head", ANGULAR))
+
+    def fill_on(self) -> None:
+        ctx, cfg = self.ctx, self.ctx.config
+        np.copyto(self.jacobian, ctx.jac.frame_jacobian[HEAD, ANGULAR])
+        error = spatial.rotation_error(self.target_world, ctx.jac.frame_pose_world[HEAD, :3, :3])
+        error *= cfg.task_gain / ctx.dt_s
+        np.copyto(self.target, clamp_norm(error, cfg.head_max_rate_radps))
+        self.weight.fill(cfg.head_orientation_weight)
+
+
+class ArmPositionTask(_TargetTask):
+    """wbSetEffectorControl("LArm" / "RArm"): the gripper's position (target: (3,) m in W)."""
+
+    def __init__(self, ctx: WholeBodyContext, arm: str):
+        super().__init__(ctx, 3, _chain_columns(ctx, arm, slice(0, N_BASE)))
+        self.frame = ARM[arm]
+
+    def fill_on(self) -> None:
+        ctx, cfg = self.ctx, self.ctx.config
+        np.copyto(self.jacobian, ctx.jac.frame_jacobian[self.frame, LINEAR])
+        np.subtract(self.target_world, ctx.jac.frame_pose_world[self.frame, :3, 3], out=self.target)
+        self.target *= cfg.task_gain / ctx.dt_s
+        clamp_norm(self.target, cfg.arm_max_speed_mps)
+        self.weight.fill(cfg.arm_position_weight)
+
+
+class ComTask(_TargetTask):
+    """The centre of mass: wbGoToBalance (in the floor plane) or the walk's reference (3D).
+
+    The balancer sets ``target_world`` (m, W), ``axes`` (2 or 3), ``gain`` (fraction of the error
+    per cycle) and ``max_speed_mps``.
+    """
+
+    def __init__(self, ctx: WholeBodyContext):
+        super().__init__(ctx, 3, np.ones(ctx.n, dtype=bool))
+        self.axes, self.gain, self.max_speed_mps = 3, 1.0, 0.1
+
+    def fill_on(self) -> None:
+        ctx, axes = self.ctx, self.axes
+        np.copyto(self.jacobian, ctx.jac.com_jacobian)
+        self.target[axes:] = 0.0
+        np.subtract(self.target_world[:axes], ctx.jac.com_world_m[:axes], out=self.target[:axes])
+        self.target *= self.gain / ctx.dt_s
+        clamp_norm(self.target, self.max_speed_mps)
+        self.weight[:axes] = ctx.config.com_weight
+        self.weight[axes:] = 0.0
+
+
+class SwingFootTask(_TargetTask):
+    """A walking foot that is not held: its sole's pose (target: 4x4 in W)."""
+
+    def __init__(self, ctx: WholeBodyContext, foot: str):
+        chain = "LLeg" if foot == "left" else "RLeg"
+        super().__init__(ctx, 6, _chain_columns(ctx, chain, slice(0, N_BASE)))
+        self.frame = SOLE[foot]
+
+    def fill_on(self) -> None:
+        ctx, cfg = self.ctx, self.ctx.config
+        gain = cfg.walk_task_gain / ctx.dt_s
+        pose, target = ctx.jac.frame_pose_world[self.frame], self.target_world
+        np.copyto(self.jacobian, ctx.jac.frame_jacobian[self.frame])
+        linear = self.target[LINEAR]
+        np.subtract(target[:3, 3], pose[:3, 3], out=linear)
+        linear *= gain
+        clamp_norm(linear, cfg.foot_max_speed_mps)
+        self.target[ANGULAR] = spatial.rotation_error(target[:3, :3], pose[:3, :3])
+        self.target[ANGULAR] *= gain
+        self.weight.fill(cfg.foot_weight)
+
+
+class TorsoOrientationTask(Task):
+    """The torso's orientation (its angular velocity's rows).
+
+    Walking (``heading_world`` set: the yaw between the feet, rad): upright with that heading.
+    Otherwise a weak wish for an upright torso (roll and pitch; yaw free): left to the articular
+    wishes alone, a leg motion (HipYawPitch, the knees) would tilt the whole torso.
+    """
+
+    def __init__(self, ctx: WholeBodyContext):
+        columns = np.zeros(ctx.n, dtype=bool)
+        columns[ANGULAR] = True
+        super().__init__(3, columns)
+        self.ctx = ctx
+        self.heading_world: float | None = None
+
+    def prepare(self) -> None:
+        self.jacobian[:, ANGULAR] = np.eye(3)
+
+    def fill(self) -> None:
+        ctx, cfg = self.ctx, self.ctx.config
+        torso = ctx.jac.torso_world
+        if self.heading_world is not None:
+            gain = cfg.walk_task_gain / ctx.dt_s
+            self.target[:] = spatial.rotation_error(spatial.rot_z(self.heading_world), torso[:3, :3])
+            self.target *= gain
+            self.weight.fill(cfg.torso_orientation_weight)
+            return
+        gain = cfg.task_gain / ctx.dt_s
+        z = torso[:3, 2]
+        tilt = self.target[:2]
+        tilt[0], tilt[1] = gain * z[1], -gain * z[0]  # z_torso x z_world: turns the torso's z upright
+        clamp_norm(tilt, cfg.torso_max_rate_radps)
+        self.target[2] = 0.0
+        self.weight[:2] = cfg.torso_upright_weight
+        self.weight[2] = 0.0
+
+
+class ArticularWish(DiagonalTask):
+    """The collision filter's command, per motor joint.
+
+    A joint whose wish moves (a commanded motion, or within ``moving_wish_hold_s`` of its end)
+    follows it: q_dot_wish = (q_wish - q) / dt within the speed limit, weight
+    ``moving_wish_weight``. A joint whose wish holds wishes to keep still (``articular_weight``),
+    so the joints that were not commanded are the ones that compensate, and their compensation is
+    not pulled back later (NAOqi's wbFootState example: HipYawPitch turns to -45 deg and stays
+    there, the rest of the legs keep the feet flat).
+    """
+
+    def __init__(self, ctx: WholeBodyContext):
+        super().__init__(slice(N_BASE, ctx.n))
+        self.ctx = ctx
+        n_joints = ctx.model.n_joints
+        self.wish = np.zeros(n_joints)
+        self._moving_until_s = np.full(n_joints, -np.inf)
+        self._changed = np.zeros(n_joints, dtype=bool)
+        self._delta = np.zeros(n_joints)
+        self._moving = np.zeros(len(ctx.motor), dtype=bool)
+        self._holding = np.zeros(len(ctx.motor), dtype=bool)
+
+    def reset(self, q_wish: np.ndarray) -> None:
+        np.copyto(self.wish, q_wish)
+
+    def set_wish(self, q_wish: np.ndarray, time_s: float) -> None:
+        """This cycle's wish (26 joints, rad); a joint whose wish changed is moving until
+        ``moving_wish_hold_s`` after `time_s`."""
+        np.subtract(q_wish, self.wish, out=self._delta)
+        np.abs(self._delta, out=self._delta)
+        np.greater(self._delta, 1e-9, out=self._changed)
+        np.copyto(self._moving_until_s, time_s + self.ctx.config.moving_wish_hold_s, where=self._changed)
+        np.copyto(self.wish, q_wish)
+
+    def fill(self) -> None:
+        ctx, cfg = self.ctx, self.ctx.config
+        self._moving_until_s.take(ctx.motor, out=self.target)  # scratch: the motors' hold times
+        np.less(ctx.time_s, self.target, out=self._moving)
+        np.logical_not(self._moving, out=self._holding)
+        self.weight.fill(cfg.articular_weight)
+        np.copyto(self.weight, cfg.moving_wish_weight, where=self._moving)
+        dq = self.target
+        self.wish.take(ctx.motor, out=dq)
+        dq -= ctx.q_motor
+        dq /= ctx.dt_s
+        np.minimum(dq, ctx.vmax_motor, out=dq)
+        np.maximum(dq, -ctx.vmax_motor, out=dq)
+        np.copyto(dq, 0.0, where=self._holding)  # held wishes: keep still, compensations stay
