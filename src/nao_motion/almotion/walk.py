@@ -6,9 +6,11 @@ nodes/walk_node.py). Builds on the locomotion methods (the planner's plan and co
 * moveIsActive: with the walk node running (its latched ``walk/active`` was received), True
   while the walk executes steps or its centre of mass settles, or while the plan still holds
   steps (a command sent, the walk about to start); without it, while the plan holds steps.
+  Also while a posted locomotion call (``post.moveTo(...)``) runs.
 * moveTo and setFootStepsWithSpeed block until the plan is empty and then, with the walk node,
   until the walk has ended (NAOqi: "blocking until walk process is finished");
-  waitUntilMoveIsFinished likewise.
+  waitUntilMoveIsFinished likewise, after the posted locomotion calls (raising the error of one
+  that failed: ``post``).
 * getRobotPosition(useSensors): [x, y, theta] in ``odom`` (this suite's FRAME_WORLD): True the
   walk node's odometry (the measured pose), False the planner's robot position (the commanded
   planted feet' midpoint).
@@ -61,9 +63,10 @@ class WalkMethods(PostMethods):
     def moveIsActive(self) -> bool:
         with self._walk_state:
             active = self._walk_active
-        return bool(active) or super().moveIsActive()
+        return bool(active) or self.post.moving() or super().moveIsActive()
 
     def waitUntilMoveIsFinished(self) -> None:
+        self.post.wait_moves()
         super().waitUntilMoveIsFinished()
         self._walk_wait_ended()
 
