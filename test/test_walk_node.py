@@ -394,3 +394,43 @@ def test_almotion_walk_methods(running):
         finally:
             with robot.cond:
                 robot.q = STAND_INIT.copy()
+
+
+def test_almotion_set_motion_config_switches_the_protections(running):
+    """Seed 003: setMotionConfig([["ENABLE_FOOT_CONTACT_PROTECTION", False]]) and
+    ENABLE_STIFFNESS_PROTECTION switch the walk node's protections at run time."""
+    from rcl_interfaces.srv import GetParameters
+
+    from nao_motion.almotion import ALMotion, ALMotionError
+
+    robot = running
+    robot.idle()
+
+    def protections():
+        request = GetParameters.Request(names=["foot_contact_protection", "stiffness_protection"])
+        return [v.bool_value for v in robot.call(GetParameters, "walk/get_parameters", request).values]
+
+    with ALMotion(node_name="motion_config_client") as motion:
+        with pytest.raises(ALMotionError, match="ENABLE_FALL_MANAGER.*ENABLE_FOOT_CONTACT_PROTECTION"):
+            motion.setMotionConfig([["ENABLE_FALL_MANAGER", False]])
+        with pytest.raises(ALMotionError, match="True or False"):
+            motion.setMotionConfig([["ENABLE_STIFFNESS_PROTECTION", 0]])
+        assert protections() == [True, True]  # a refused call changes nothing
+        try:
+            motion.setMotionConfig([["ENABLE_FOOT_CONTACT_PROTECTION", False]])
+            assert protections() == [False, True]
+            with robot.cond:
+                robot.fsr_n = 0.0  # lifted: the walk is allowed all the same
+            time.sleep(0.2)
+            odom = odom_pose(robot.odom[-1][1])
+            t0 = robot.goal(odom[0] + 0.05, odom[1], 0.0)
+            assert robot.wait(lambda: robot.is_active(), 5.0), "the walk did not start without foot contact"
+            assert robot.wait(lambda: not robot.is_active(), 10.0)
+            assert len(robot.since(robot.com_refs, t0)) > 50
+            motion.setMotionConfig([["ENABLE_FOOT_CONTACT_PROTECTION", True], ["ENABLE_STIFFNESS_PROTECTION", False]])
+            assert protections() == [True, False]
+        finally:
+            with robot.cond:
+                robot.fsr_n = WEIGHT_N / 8.0
+            motion.setMotionConfig([["ENABLE_FOOT_CONTACT_PROTECTION", True], ["ENABLE_STIFFNESS_PROTECTION", True]])
+        assert protections() == [True, True]

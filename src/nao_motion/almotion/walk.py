@@ -1,5 +1,5 @@
 """ALMotion's walk methods: moveInit, moveIsActive, waitUntilMoveIsFinished, getRobotPosition,
-setMoveArmsEnabled, getMoveArmsEnabled, and the non-blocking ``post`` calls (``post.moveTo``,
+setMoveArmsEnabled, getMoveArmsEnabled, setMotionConfig, and the non-blocking ``post`` calls (``post.moveTo``,
 ``wait``, ``isRunning``), over the walk node's topics, service and parameters (see
 nodes/walk_node.py). Builds on the locomotion methods (the planner's plan and commands).
 
@@ -11,6 +11,10 @@ nodes/walk_node.py). Builds on the locomotion methods (the planner's plan and co
   until the walk has ended (NAOqi: "blocking until walk process is finished");
   waitUntilMoveIsFinished likewise, after the posted locomotion calls (raising the error of one
   that failed: ``post``).
+* setMotionConfig([[key, value], ...]): NAOqi's walk protections, ENABLE_FOOT_CONTACT_PROTECTION
+  and ENABLE_STIFFNESS_PROTECTION (True / False), set together on the walk node
+  (``foot_contact_protection``, ``stiffness_protection``); any other ALMotion.xml key is refused
+  with the list of those this suite has, and nothing is changed.
 * getRobotPosition(useSensors): [x, y, theta] in ``odom`` (this suite's FRAME_WORLD): True the
   walk node's odometry (the measured pose), False the planner's robot position (the commanded
   planted feet' midpoint).
@@ -36,6 +40,9 @@ from .post import PostMethods
 WALK_NODE = "walk"
 ARM_CHAINS = ("LArm", "RArm")
 MOVE_INIT_TIMEOUT_S = 5.0  # the node's move_init_timeout_s default, waited for on top of the client's timeout
+# NAOqi's setMotionConfig keys -> the walk node's parameters.
+MOTION_CONFIG_PARAMETERS = {"ENABLE_FOOT_CONTACT_PROTECTION": "foot_contact_protection",
+                            "ENABLE_STIFFNESS_PROTECTION": "stiffness_protection"}
 SETTLE_TIMEOUT_S = 3.0  # the walk ends at most 2 s after its last step (walk_node.MAX_SETTLE_S)
 
 
@@ -110,6 +117,25 @@ class WalkMethods(PostMethods):
         request = GetParameters.Request(names=[f"move_arms_enabled.{chain}" for chain in chains])
         values = self.call_service(self._walk_get_client, request, "walk node").values
         return all(v.bool_value for v in values)
+
+    def setMotionConfig(self, config) -> None:
+        """NAOqi's motion configuration, [[key, value], ...]: the walk's protections."""
+        values = {}
+        for entry in config if isinstance(config, (list, tuple)) else [config]:
+            if not (isinstance(entry, (list, tuple)) and len(entry) == 2):
+                raise ALMotionError(f"setMotionConfig: {entry!r} is not a [key, value] pair")
+            key, value = entry
+            if key not in MOTION_CONFIG_PARAMETERS:
+                raise ALMotionError(f"setMotionConfig: unknown key {key!r}; this suite has "
+                                    f"{', '.join(MOTION_CONFIG_PARAMETERS)}")
+            if not isinstance(value, bool):
+                raise ALMotionError(f"setMotionConfig: {key} must be True or False, got {value!r}")
+            values[MOTION_CONFIG_PARAMETERS[key]] = value
+        request = SetParametersAtomically.Request(
+            parameters=[Parameter(name, value=value).to_parameter_msg() for name, value in values.items()])
+        result = self.call_service(self._walk_set_client, request, "walk node").result
+        if not result.successful:
+            raise ALMotionError(f"setMotionConfig refused: {result.reason}")
 
     # --- plumbing -----------------------------------------------------------------------
     def _on_walk_active(self, msg: Bool) -> None:
