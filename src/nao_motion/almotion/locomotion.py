@@ -16,7 +16,8 @@ footstep planner node's topics, services and parameters (see nodes/footstep_plan
   call raises :class:`ALMotionError` with the reason and changes nothing. A command is confirmed
   by the plan's accepted/refused counters; moveTo and setFootStepsWithSpeed then block (as in
   NAOqi) until the plan is empty, waiting on the node's clock as published.
-* getFootSteps / getNextRobotPosition / moveIsActive decode the latest ``footsteps/plan``.
+* getFootSteps / getNextRobotPosition / moveIsActive decode the latest ``footsteps/plan``;
+  getNextRobotPosition(True) starts from the measured robot position (``world_frame``).
 """
 
 from __future__ import annotations
@@ -102,9 +103,14 @@ class LocomotionMethods:
         return self._loco_plan().foot_steps()
 
     def getNextRobotPosition(self, useSensors: bool = False) -> list[float]:
-        """[x, y, theta] of the robot (odom) after the last unchangeable step. ``useSensors`` is
-        accepted for NAOqi's older signature; the plan has no sensed position."""
-        return self._loco_plan().next_robot_position().as_list()
+        """[x, y, theta] of the robot (FRAME_WORLD, ``odom``) after the last unchangeable step:
+        the plan's; with ``useSensors`` the measured robot position (getRobotPosition(True))
+        moved by what those steps still do."""
+        plan = self._loco_plan()
+        if not useSensors:
+            return plan.next_robot_position().as_list()
+        ahead = plan.next_robot_position().relative_to(plan.robot_position())
+        return (self.robot_position(True) * ahead).normalized().as_list()
 
     def getMoveConfig(self, config: str) -> list:
         """NAOqi's "Max", "Min" or "Default" move config: [[key, value], ...] of the settable keys."""

@@ -15,25 +15,21 @@ nodes/walk_node.py). Builds on the locomotion methods (the planner's plan and co
   and ENABLE_STIFFNESS_PROTECTION (True / False), set together on the walk node
   (``foot_contact_protection``, ``stiffness_protection``); any other ALMotion.xml key is refused
   with the list of those this suite has, and nothing is changed.
-* getRobotPosition(useSensors): [x, y, theta] in ``odom`` (this suite's FRAME_WORLD): True the
-  walk node's odometry (the measured pose), False the planner's robot position (the commanded
-  planted feet' midpoint).
+* getRobotPosition(useSensors): [x, y, theta] of FRAME_ROBOT in FRAME_WORLD (``odom``,
+  ``world_frame``): True from the walk node's odometry (the measured pose), False the planner's
+  robot position (the commanded planted feet' midpoint).
 """
 
 from __future__ import annotations
 
-import math
 import threading
-import time
 
-from nav_msgs.msg import Odometry
 from rcl_interfaces.srv import GetParameters, SetParametersAtomically
 from rclpy.parameter import Parameter
 from std_msgs.msg import Bool
 from std_srvs.srv import Trigger
 
 from ..ros.qos import LATCHED_QOS
-from ..ros.sampled import SampledSubscription
 from .client_base import ALMotionError
 from .post import PostMethods
 
@@ -53,8 +49,6 @@ class WalkMethods(PostMethods):
         self._walk_state = threading.Condition()
         self._walk_active: bool | None = None  # None: no walk node seen
         node.create_subscription(Bool, f"{WALK_NODE}/active", self._on_walk_active, LATCHED_QOS)
-        self._odometry = SampledSubscription(node, Odometry, "odom")  # 100 Hz: read when asked
-        self._robot_position: list[float] | None = None
         self._walk_init_client = node.create_client(Trigger, f"{WALK_NODE}/move_init")
         self._walk_set_client = node.create_client(SetParametersAtomically, f"{WALK_NODE}/set_parameters_atomically")
         self._walk_get_client = node.create_client(GetParameters, f"{WALK_NODE}/get_parameters")
@@ -86,19 +80,9 @@ class WalkMethods(PostMethods):
         self._walk_wait_ended()
 
     def getRobotPosition(self, useSensors: bool) -> list[float]:
-        """[x, y, theta] (m, rad) in odom: measured (odometry) or commanded (the plan's feet)."""
-        if not useSensors:
-            return self._loco_plan().robot_position().as_list()
-        deadline = time.monotonic() + self.timeout_s
-        while (msg := self._odometry.take_latest()) is None and self._robot_position is None:
-            if time.monotonic() > deadline:
-                raise ALMotionError(f"no odom within {self.timeout_s} s: is the walk node running?")
-            time.sleep(0.01)
-        if msg is not None:
-            p, q = msg.pose.pose.position, msg.pose.pose.orientation
-            yaw = math.atan2(2.0 * (q.w * q.z + q.x * q.y), 1.0 - 2.0 * (q.y * q.y + q.z * q.z))
-            self._robot_position = [p.x, p.y, yaw]
-        return list(self._robot_position)
+        """[x, y, theta] (m, rad) of FRAME_ROBOT in FRAME_WORLD: measured (the walk's odometry)
+        or commanded (the plan's planted feet)."""
+        return self.robot_position(bool(useSensors)).as_list()
 
     def setMoveArmsEnabled(self, leftArmEnable: bool, rightArmEnable: bool) -> None:
         """Arm swing while walking, per arm (user arm commands take priority anyway)."""
