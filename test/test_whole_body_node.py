@@ -15,7 +15,7 @@ from ros_probe import SpinningProbe  # noqa: E402
 
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from geometry_msgs.msg import PointStamped  # noqa: E402
-from rcl_interfaces.srv import SetParametersAtomically  # noqa: E402
+from rcl_interfaces.srv import GetParameters, SetParametersAtomically  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_srvs.srv import SetBool  # noqa: E402
@@ -195,11 +195,17 @@ def test_effector_control_and_go_to_balance_through_the_almotion_client(running)
 
     _, robot = running
     robot.wish(START)
-    client = ALMotion()
+    client_logs = []
+    robot.record_logs("wb_test_client", client_logs)
+    client = ALMotion(node_name="wb_test_client")
     try:
         client.wbEnable(True)
-        with pytest.raises(ALMotionError, match="outside the RLeg support polygon"):
-            client.wbEnableBalanceConstraint(True, "RLeg")
+        # NAOqi: "if COM is not inside the desired support polygon, this constraint is not
+        # activated": said by the return value and the log, not by an exception
+        assert client.wbEnableBalanceConstraint(True, "RLeg") is False
+        assert robot.call(GetParameters, "whole_body/get_parameters", GetParameters.Request(
+            names=["balance_constraint"])).values[0].bool_value is False
+        assert robot.wait(lambda: any("outside the RLeg support polygon" in m for m in client_logs), 5.0)
         with pytest.raises(ALMotionError, match="unknown effector"):
             client.wbEnableEffectorControl("Tail", True)
         client.wbEnableEffectorControl("LArm", True)
@@ -213,7 +219,7 @@ def test_effector_control_and_go_to_balance_through_the_almotion_client(running)
         client.wbEnableEffectorControl("LArm", False)
 
         client.wbGoToBalance("RLeg", 1.0)
-        client.wbEnableBalanceConstraint(True, "RLeg")  # the COM is over the right foot now
+        assert client.wbEnableBalanceConstraint(True, "RLeg") is True  # the COM is over the right foot now
         with pytest.raises(ALMotionError, match="needs the right foot Fixed"):
             client.wbFootState("Plane", "RLeg")
         client.wbEnableBalanceConstraint(True, "Legs")

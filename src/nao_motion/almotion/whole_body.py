@@ -4,8 +4,10 @@ service, parameters and topics (see nodes/whole_body_node.py).
 
 Arguments are checked here with the node's own vocabulary (wholebody.modes) so a malformed call
 raises :class:`ALMotionError` at once; a combination the node refuses (a balance constraint the
-foot states do not allow, a centre of mass outside the new polygon, ...) raises it with the
-node's reason. Nothing is changed when a call is refused.
+foot states do not allow, ...) raises it with the node's reason. Nothing is changed when a call
+is refused. One refusal is NAOqi's documented behaviour, not an error: a balance constraint
+asked while the centre of mass is outside its polygon "is not activated";
+wbEnableBalanceConstraint then returns False and logs the reason.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from sensor_msgs.msg import JointState
 from std_srvs.srv import SetBool, Trigger
 
 from ..ros.qos import CYCLE_QOS
-from ..wholebody.modes import EFFECTORS, SUPPORT_FEET, SUPPORT_LEGS, check_effector, check_support_leg, parse_foot_state
+from ..wholebody.modes import (BALANCE_NOT_ACTIVATED, EFFECTORS, SUPPORT_FEET, SUPPORT_LEGS, check_effector,
+                               check_support_leg, parse_foot_state)
 from .client_base import ALMotionError
 
 WHOLE_BODY_NODE = "whole_body"
@@ -64,14 +67,23 @@ class WholeBodyMethods:
         self._wb_set({f"{foot}_foot_state": stateName for foot in SUPPORT_FEET[supportLeg]},
                      f"wbFootState({stateName!r}, {supportLeg!r})")
 
-    def wbEnableBalanceConstraint(self, isEnable: bool, supportLeg: str) -> None:
-        """Keep (or stop keeping) the centre of mass inside the support polygon of supportLeg."""
+    def wbEnableBalanceConstraint(self, isEnable: bool, supportLeg: str) -> bool:
+        """Keep (or stop keeping) the centre of mass inside the support polygon of supportLeg.
+        False (and a warning with the reason) when the constraint is not activated because the
+        centre of mass is outside that polygon (NAOqi)."""
         try:
             check_support_leg(supportLeg)
         except ValueError as err:
             raise ALMotionError(str(err)) from None
-        self._wb_set({"balance_constraint": bool(isEnable), "balance_support": supportLeg},
-                     f"wbEnableBalanceConstraint({bool(isEnable)}, {supportLeg!r})")
+        call = f"wbEnableBalanceConstraint({bool(isEnable)}, {supportLeg!r})"
+        try:
+            self._wb_set({"balance_constraint": bool(isEnable), "balance_support": supportLeg}, call)
+        except ALMotionError as err:
+            if BALANCE_NOT_ACTIVATED not in str(err):
+                raise
+            self.node.get_logger().warning(str(err))
+            return False
+        return True
 
     def wbEnableEffectorControl(self, effectorName: str, isEnabled: bool) -> None:
         """Control "Head" (orientation), "LArm" or "RArm" (position); enabling enables the balancer."""

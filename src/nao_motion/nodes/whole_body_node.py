@@ -30,7 +30,7 @@ started (FRAME_ROBOT then); while the QP is off it follows FRAME_ROBOT.
 | srv | `whole_body/enable` | std_srvs/SetBool | wbEnable(true/false); disabling also ends effector control |
 | srv | `whole_body/go_to_balance/Legs`, `/LLeg`, `/RLeg` | std_srvs/Trigger | wbGoToBalance(supportLeg, `go_to_balance_duration_s`): COM over that support's centre, then held |
 | param | `left_foot_state`, `right_foot_state` | string | wbFootState: "Fixed", "Plane" or "Free" (default Fixed). Set both atomically for "Legs" |
-| param | `balance_constraint`, `balance_support` | bool, string | wbEnableBalanceConstraint(isEnable, "Legs"/"LLeg"/"RLeg"); refused combinations and a COM outside the new polygon return the reason |
+| param | `balance_constraint`, `balance_support` | bool, string | wbEnableBalanceConstraint(isEnable, "Legs"/"LLeg"/"RLeg"); refused combinations and a COM outside the new polygon return the reason (the latter starting "balance constraint not activated", NAOqi's wording) |
 | param | `effector_control.Head`, `.LArm`, `.RArm` | bool | wbEnableEffectorControl: enabling enables the balancer and keeps balance on Legs |
 | param | `margin_m` | double | COM distance kept from the polygon's edges (0.01 m) |
 | param | `go_to_balance_duration_s` | double | duration of the go_to_balance services (2.0 s) |

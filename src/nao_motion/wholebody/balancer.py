@@ -71,7 +71,8 @@ from ..collision.coupled_limits import CoupledLimitRows
 from ..kinematics import ForwardKinematics
 from ..model import HEAD_PITCH_VS_YAW_DEG, LANKLE_ROLL_VS_PITCH_DEG, NaoModel, project_coupled_limits
 from .floating_base import N_BASE, FloatingBaseJacobians
-from .modes import EFFECTORS, FEET, SUPPORT_FEET, FootState, balance_refusal, check_effector, check_support_leg
+from .modes import (EFFECTORS, FEET, SUPPORT_FEET, FootState, balance_refusal, check_effector, check_support_leg,
+                    com_outside_refusal)
 from .qp import INFEASIBLE, INFINITY, USABLE, FixedPatternQP, SolverSettings
 from .support_polygon import MAX_EDGES, SupportPolygon, sole_corners_in_sole, support_polygon
 
@@ -442,8 +443,7 @@ class WholeBodyBalancer:
         if support is not None and support != self.settings.balance and self._started:
             distance = self.com_margin(support)
             if distance < 0.0:
-                return (f"the centre of mass is {-distance * 1e3:.1f} mm outside the {support} support polygon: "
-                        f"move it there first (wbGoToBalance)")
+                return com_outside_refusal(support, -distance)
         return None
 
     def apply(self, settings: WholeBodySettings) -> None:

@@ -9,6 +9,11 @@ from __future__ import annotations
 
 from enum import Enum
 
+# NAOqi (wbEnableBalanceConstraint): "if COM is not inside the desired support polygon, this
+# constraint is not activated". The refusal's reason starts with this, so that the ALMotion
+# client reports it as NAOqi does (not activated) rather than as an error.
+BALANCE_NOT_ACTIVATED = "balance constraint not activated"
+
 FEET = ("left", "right")
 SUPPORT_LEGS = ("Legs", "LLeg", "RLeg")
 EFFECTORS = ("Head", "LArm", "RArm")
@@ -67,6 +72,13 @@ def balance_refusal(enabled: bool, support_leg: str, feet: dict[str, FootState])
     if feet[foot] is not FootState.FIXED:
         return f"balance on {support_leg} needs the {foot} foot Fixed, but it is {feet[foot].value}"
     return None
+
+
+def com_outside_refusal(support_leg: str, distance_m: float) -> str:
+    """The reason a balance constraint on ``support_leg`` is not activated: the COM is
+    ``distance_m`` outside its polygon."""
+    return (f"{BALANCE_NOT_ACTIVATED}: the centre of mass is {distance_m * 1e3:.1f} mm outside the "
+            f"{support_leg} support polygon: move it there first (wbGoToBalance)")
 
 
 def check_effector(name: str) -> None:
