@@ -217,6 +217,9 @@ def test_effector_control_and_go_to_balance_through_the_almotion_client(running)
         reached = FK.position_in_space(FK.compute(robot.settle()), "LArm", FRAME_ROBOT)[:3]
         assert np.linalg.norm(reached - target) < 1e-3
         client.wbEnableEffectorControl("LArm", False)
+        # a target the node refuses reaches the caller with the reason
+        with pytest.raises(ALMotionError, match="effector control of LArm is not enabled"):
+            client.wbSetEffectorControl("LArm", target.tolist())
 
         client.wbGoToBalance("RLeg", 1.0)
         assert client.wbEnableBalanceConstraint(True, "RLeg") is True  # the COM is over the right foot now

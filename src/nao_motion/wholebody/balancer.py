@@ -71,8 +71,8 @@ from ..collision.coupled_limits import CoupledLimitRows
 from ..kinematics import ForwardKinematics
 from ..model import HEAD_PITCH_VS_YAW_DEG, LANKLE_ROLL_VS_PITCH_DEG, NaoModel, project_coupled_limits
 from .floating_base import N_BASE, FloatingBaseJacobians
-from .modes import (EFFECTORS, FEET, SUPPORT_FEET, FootState, balance_refusal, check_effector, check_support_leg,
-                    com_outside_refusal)
+from .modes import (EFFECTORS, FEET, SUPPORT_FEET, FootState, balance_refusal, check_effector,
+                    check_effector_enabled, check_support_leg, com_outside_refusal)
 from .qp import INFEASIBLE, INFINITY, USABLE, FixedPatternQP, SolverSettings
 from .support_polygon import MAX_EDGES, SupportPolygon, sole_corners_in_sole, support_polygon
 
@@ -475,8 +475,7 @@ class WholeBodyBalancer:
         target = np.asarray(target, dtype=float)
         if target.shape != (3,) or not np.all(np.isfinite(target)):
             raise ValueError(f"{name} target must be 3 finite numbers, got {target.tolist()}")
-        if name not in self.settings.effectors:
-            raise ValueError(f"effector control of {name} is not enabled (wbEnableEffectorControl)")
+        check_effector_enabled(name, self.settings.effectors)
         robot = self.torso_world @ self.fk.ground_frame(self._current_state(), self.torso_world[:3, :3])
         if name == "Head":
             self.effector_target[name] = robot[:3, :3] @ spatial.rotation_from_rpy(*target)

@@ -7,6 +7,7 @@ ALMotion client, so a combination is refused with the same reason everywhere.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from enum import Enum
 
 # NAOqi (wbEnableBalanceConstraint): "if COM is not inside the desired support polygon, this
@@ -84,3 +85,9 @@ def com_outside_refusal(support_leg: str, distance_m: float) -> str:
 def check_effector(name: str) -> None:
     if name not in EFFECTORS:
         raise ValueError(f"unknown effector {name!r}: expected one of {list(EFFECTORS)}")
+
+
+def check_effector_enabled(name: str, enabled: Collection[str]) -> None:
+    """wbSetEffectorControl needs the effector under control (ValueError otherwise)."""
+    if name not in enabled:
+        raise ValueError(f"effector control of {name} is not enabled (wbEnableEffectorControl)")
