@@ -154,6 +154,50 @@ def test_stiffness_protection_stops_a_walk_and_refuses_the_next():
     assert robot.cycle().started
 
 
+def test_kill_move_stops_the_walk_at_once_and_sets_a_foot_in_the_air_down():
+    """NAOqi's killMove is abrupt: no further step and no settling; here the foot in the air is
+    set straight down (walk.landing) first, which ends the walk."""
+    robot = PerfectRobot()
+    robot.planner.move_to(0.3, 0.0, 0.0)
+    robot.run(1.5)
+    swing = robot.controller.step_in_progress
+    assert robot.states[-1] is WalkState.WALKING and swing is not None
+    last = robot.controller.outputs.reference
+    swing_sole = last.left_sole_world if swing.leg is Leg.LEFT else last.right_sole_world
+    floor_z = robot.controller.world_from_odom[2, 3]
+    assert swing_sole[2, 3] > floor_z + 0.005 and last.support != "Legs"  # mid-swing
+    robot.planner.kill_move()
+    landing = []
+    out = robot.cycle()
+    while out.state is WalkState.LANDING:
+        landing.append(out.reference)
+        out = robot.cycle()
+    assert out.ended and out.active_changed and out.state is WalkState.IDLE
+    assert out.reason == "killMove: stopped at once" and not out.kill_move
+    assert landing and len(landing) * DT_S <= 0.2  # down at 0.2 m/s
+    lowered = [r.left_sole_world if swing.leg is Leg.LEFT else r.right_sole_world for r in landing + [out.reference]]
+    heights = [sole[2, 3] for sole in lowered]
+    assert np.all(np.diff(heights) < 0) and heights[-1] == pytest.approx(floor_z)
+    for sole in lowered:  # straight down: x, y and yaw kept; the CoM and the other foot hold
+        np.testing.assert_allclose(sole[:2, :], swing_sole[:2, :], atol=1e-12)
+    for r in landing + [out.reference]:
+        np.testing.assert_allclose(r.com_world_m, last.com_world_m, atol=1e-12)
+    assert [r.support for r in landing] == [last.support] * len(landing) and out.reference.support == "Legs"
+    assert robot.cycle().reference is None
+    robot.planner.move_to(0.1, 0.0, 0.0)  # and the next walk starts as usual
+    assert robot.cycle().started
+
+
+def test_kill_move_in_double_support_ends_the_walk_on_that_cycle():
+    robot = PerfectRobot()
+    robot.planner.move_to(0.3, 0.0, 0.0)
+    out = robot.run(0.5)  # before the first step (the planner starts it one preview after the command)
+    assert out.state is WalkState.WALKING and out.reference.support == "Legs"
+    robot.planner.kill_move()
+    out = robot.cycle()
+    assert out.ended and out.state is WalkState.IDLE and out.reference is None
+
+
 def test_the_protections_can_be_switched_off():
     robot = PerfectRobot(WalkControllerConfig(foot_contact_protection=False, stiffness_protection=False))
     robot.inputs.fsr_total_n[:] = 0.0

@@ -130,7 +130,8 @@ class LocomotionMethods:
         self._loco_trigger(self._loco_stop_client, "stopMove")
 
     def killMove(self) -> None:
-        """Stop at once, the step in progress included."""
+        """Stop at once, the step in progress included: no settling (a foot in the air is set
+        straight down, then the walk ends; README, walk)."""
         self._loco_trigger(self._loco_kill_client, "killMove")
 
     # --- commands -----------------------------------------------------------------------

@@ -8,6 +8,9 @@ other nodes said last (``WalkInputs``):
 * the state machine: IDLE -> WALKING (steps in progress or queued) -> SETTLING (no step left,
   the planned CoM goes back over the feet: over when it is within ``SETTLED_M`` of the ZMP
   reference and slower than ``SETTLED_MPS``, or ``MAX_SETTLE_S`` after the last step) -> IDLE;
+  killMove (the planner dropped steps before they ended on its clock) is abrupt: no settling,
+  WALKING -> LANDING (a foot in the air set straight down, ``walk.landing``) -> IDLE, or IDLE
+  at once in double support;
 * the protections: foot contact (total FSR force below ``foot_contact_min_force_n`` for
   ``FOOT_CONTACT_LOSS_S``: the robot is in the air) and leg stiffness (a leg joint at or below
   ``MIN_LEG_STIFFNESS``, NAOqi's rule) refuse a walk that would start and stop one that runs,
@@ -54,6 +57,7 @@ from ..wholebody.balancer import WalkReference
 from .arm_swing import ARM_SWING_JOINTS
 from .balancer_reference import balancer_reference, world_from_odom
 from .heading_correction import HeadingCorrection, HeadingCorrectionConfig
+from .landing import Landing
 from .pattern_generator import WalkConfig, WalkOutput, WalkPatternGenerator
 from .start_feet import start_from_actual_feet
 
@@ -77,6 +81,7 @@ REFERENCE_LEAD_CYCLES = 1
 # The walk is over when the planned CoM is this close to the ZMP reference and this slow, or
 # at the latest this long after the last step (the preview controller settles in ~1 s).
 SETTLED_M, SETTLED_MPS, MAX_SETTLE_S = 0.002, 0.01, 2.0
+KILLED = "killMove: stopped at once"
 STEP_TIME_EPS_S = 1e-9  # the footstep planner's: times this close are the same instant
 MAX_USER_COMMAND_S = 60.0  # a user command holds an arm at most this long (+ the hold)
 
@@ -85,6 +90,7 @@ class WalkState(str, Enum):
     IDLE = "idle"
     WALKING = "walking"  # steps in progress or queued
     SETTLING = "settling"  # no step left: the CoM goes back over the feet
+    LANDING = "landing"  # killMove: no step any more, a foot in the air set straight down (walk.landing)
 
 
 @dataclass(frozen=True)
@@ -274,6 +280,9 @@ class WalkController:
         self.last_moved: Leg | None = None  # the leg whose step ended last in this walk (the ZMP starts from the other)
         self.step_in_progress: Footstep | None = None
         self.last_step_s = -math.inf
+        self.planned_end_s = -math.inf  # the end of the latest plan's last step
+        self.last_reference: WalkReference | None = None  # this walk's last references
+        self.landing: Landing | None = None
         self.world_from_odom: np.ndarray | None = None
         self.odom_from_world: np.ndarray | None = None
         self.previous_odom: tuple[float, Pose2D] | None = None
@@ -338,7 +347,7 @@ class WalkController:
         out.warnings.clear()
         self.plan = inputs.plan
         measurement = self._measure(inputs)
-        steps, feet = self._steps_now(now_s)
+        steps, feet, killed = self._steps_now(now_s)
         if self.state is WalkState.IDLE and measurement is not None:
             self._anchor(feet, measurement, inputs)
         blocked = out.blocked = self._protection(inputs)
@@ -352,7 +361,11 @@ class WalkController:
         elif self.state is not WalkState.IDLE and blocked:
             self._refuse(f"walk stopped, killMove: {blocked}")
             self._end_walk(f"stopped: {blocked}")
-        if self.state is not WalkState.IDLE:
+        elif self.state is not WalkState.IDLE and killed:
+            self._kill()
+        if self.state is WalkState.LANDING:
+            self._land()
+        elif self.state is not WalkState.IDLE:
             self._walk_cycle(inputs, steps, feet, measurement)
         out.state, out.steps = self.state, len(steps)
         out.measured = measurement is not None and self.odom_from_world is not None
@@ -371,10 +384,13 @@ class WalkController:
                             torso[:3, :3] @ state.com_torso_m + torso[:3, 3],
                             torso @ self.fk.ground_frame(state, yaw_from="torso"))
 
-    def _steps_now(self, now_s: float) -> tuple[tuple[Footstep, ...], FeetState | None]:
-        """The steps not yet ended (the one in progress first) and the planted feet at now_s."""
+    def _steps_now(self, now_s: float) -> tuple[tuple[Footstep, ...], FeetState | None, bool]:
+        """The steps not yet ended (the one in progress first), the planted feet at now_s, and
+        whether the planner dropped steps before they ended on its clock (killMove)."""
         if self.plan is None:
-            return (), None
+            return (), None, False
+        killed = not self.plan.steps and self.plan.time_s + STEP_TIME_EPS_S < self.planned_end_s
+        self.planned_end_s = self.plan.steps[-1].end_s if self.plan.steps else -math.inf
         # As the planner counts it: a step has ended at its end time, to within STEP_TIME_EPS_S.
         ended_by_s = now_s + STEP_TIME_EPS_S
         step = self.step_in_progress
@@ -392,7 +408,7 @@ class WalkController:
         steps = steps[ended:]
         self.last_moved = feet.last_moved
         self.step_in_progress = steps[0] if steps and steps[0].start_s <= now_s else None
-        return steps, feet
+        return steps, feet, killed
 
     def _anchor(self, feet: FeetState | None, measurement: _Measurement, inputs: WalkInputs) -> None:
         if feet is None:  # no plan yet: the planner starts with the feet at the odom origin
@@ -458,9 +474,24 @@ class WalkController:
         out = self.outputs
         out.reason, out.started, out.active_changed = "walking", True, True
 
+    def _kill(self) -> None:
+        """killMove: no further step and no settling; a foot in the air is first set down."""
+        landing = None if self.last_reference is None else Landing(self.last_reference, self.world_from_odom[2, 3])
+        if landing is None or not landing.needed:
+            self._end_walk(KILLED)
+            return
+        self.landing, self.state = landing, WalkState.LANDING
+        self.outputs.reason = "killMove: setting the foot in the air down"
+
+    def _land(self) -> None:
+        reference = self.outputs.reference = self.landing.step(self.dt_s)
+        if reference.support == "Legs":
+            self._end_walk(KILLED)
+
     def _end_walk(self, reason: str) -> None:
         self.state = WalkState.IDLE
         self.last_moved = None
+        self.last_reference = self.landing = None
         out = self.outputs
         out.reason, out.ended, out.active_changed = reason, True, True
 
@@ -515,7 +546,7 @@ class WalkController:
 
     def _references(self, gen_out: WalkOutput) -> None:
         out = self.outputs
-        out.reference = balancer_reference(gen_out, self.world_from_odom)
+        out.reference = self.last_reference = balancer_reference(gen_out, self.world_from_odom)
         # The generator works on the executed (heading-corrected) steps: back into odom.
         zmp = self.heading.planned_from_executed(Pose2D(float(gen_out.zmp_m[0]), float(gen_out.zmp_m[1]), 0.0))
         com = self.heading.planned_from_executed(Pose2D(float(gen_out.com_m[0]), float(gen_out.com_m[1]), 0.0))
