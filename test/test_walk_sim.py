@@ -153,3 +153,40 @@ def test_kill_move_mid_swing_stops_at_once_on_both_feet():
         assert run.worst_tilt_deg < 4.0, (balancer_enabled, run.worst_tilt_deg)
         # both feet on the floor (the CoM stays where the walk left it: over the former support foot)
         assert min(np.sum(run.state.fsr_left), np.sum(run.state.fsr_right)) > 1.0
+
+
+def test_torso_wx_and_wy_lean_the_torso_in_single_support():
+    """NAOqi's TorsoWx / TorsoWy are the torso's peak rotation (about x, about y) during single
+    support: the balancer's torso peaks at them in each step, the true torso leans most of the
+    way (the servos give under the load), and the robot is upright again standing."""
+    from nao_motion import spatial
+
+    wx, wy = math.radians(-5.0), math.radians(6.0)
+    run = WalkRun()
+    run.planner.move(0.05, 0.0, 0.0, [["TorsoWy", wy], ["RightTorsoWx", wx]])  # roll on the right steps only
+    peaks = {}  # step start -> (swinging leg, [roll, pitch] of the commanded torso, of the true torso)
+
+    def tilt(rotation):
+        heading = spatial.rot_z(spatial.yaw_of(spatial.transform(rotation)))
+        return spatial.rpy_from_rotation(heading.T @ rotation)[:2]
+
+    while run.time_s < 6.0:
+        result = run.cycle()
+        step = run.controller.step_in_progress
+        if step is None:
+            continue
+        leg, commanded, true = peaks.setdefault(step.start_s, (step.leg, np.zeros(2), np.zeros(2)))
+        for peak, value in ((commanded, tilt(result.torso_world[:3, :3])),
+                            (true, tilt(spatial.rotation_from_quaternion_xyzw(run.state.torso_orientation_xyzw)))):
+            np.copyto(peak, np.where(np.abs(value) > np.abs(peak), value, peak))
+    run.planner.stop_move()
+    run.finish()
+    steps = list(peaks.values())[1:-1]  # whole steps
+    for leg, commanded, true in steps:
+        roll = wx if leg.is_left is False else 0.0
+        print(f"\n{leg.value} step: commanded torso (deg) {np.degrees(commanded)}, true {np.degrees(true)}")
+        np.testing.assert_allclose(commanded, (roll, wy), atol=math.radians(1.0))
+        # ~2/3 of it (upright: +-1 deg); the left steps roll 1.4 deg of themselves
+        assert true[1] / wy > 0.5 and (true[0] / roll > 0.5 if roll else abs(true[0]) < math.radians(2.0))
+    true = spatial.rotation_from_quaternion_xyzw(run.state.torso_orientation_xyzw)
+    assert math.acos(min(1.0, true[2, 2])) < math.radians(1.5)  # upright when standing again

@@ -26,6 +26,7 @@ first read it. Plans, user commands, stiffness and services are ordinary callbac
 | pub | `whole_body/com_reference` | geometry_msgs/PointStamped | CoM for the next cycle, m, ``wb_world``; stamped with that cycle's time (the `joint_states` stamp + one cycle, ``REFERENCE_LEAD_CYCLES``) |
 | pub | `whole_body/foot_references` | geometry_msgs/PoseArray | [left sole, right sole] for the next cycle, ``wb_world``; stamped like `whole_body/com_reference` |
 | pub | `whole_body/support` | std_msgs/String | ``Legs``, ``LLeg`` or ``RLeg`` |
+| pub | `whole_body/torso_reference` | geometry_msgs/Vector3Stamped | the torso's tilt for the next cycle: x = TorsoWx, y = TorsoWy (rad; the step's peak values times the swing foot's lift profile), about the feet's mean heading; stamped like `whole_body/com_reference` |
 | pub | `walk/zmp`, `walk/com` | geometry_msgs/PointStamped | planned ZMP (z = 0) and CoM, m, ``odom``, while walking and subscribed |
 | pub | `walk/com_measured` | geometry_msgs/PointStamped | CoM from torso pose + FK of `joint_states`, m, ``odom``, while subscribed |
 | pub | `odom` | nav_msgs/Odometry | base_footprint in ``odom`` (x, y, yaw; twist in ``base_footprint``) from torso pose + FK |
@@ -68,7 +69,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 from diagnostic_msgs.msg import DiagnosticStatus
-from geometry_msgs.msg import Point, PointStamped, Pose, PoseArray, PoseStamped
+from geometry_msgs.msg import Point, PointStamped, Pose, PoseArray, PoseStamped, Vector3Stamped
 from nav_msgs.msg import Odometry
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
@@ -182,6 +183,7 @@ class WalkNode(Node):
         self.com_reference_pub = self.create_publisher(PointStamped, "whole_body/com_reference", CYCLE_QOS)
         self.foot_references_pub = self.create_publisher(PoseArray, "whole_body/foot_references", CYCLE_QOS)
         self.support_pub = self.create_publisher(String, "whole_body/support", CYCLE_QOS)
+        self.torso_reference_pub = self.create_publisher(Vector3Stamped, "whole_body/torso_reference", CYCLE_QOS)
         self.zmp_pub = self.create_publisher(PointStamped, "walk/zmp", CYCLE_QOS)
         self.com_pub = self.create_publisher(PointStamped, "walk/com", CYCLE_QOS)
         self.com_measured_pub = self.create_publisher(PointStamped, "walk/com_measured", CYCLE_QOS)
@@ -210,6 +212,8 @@ class WalkNode(Node):
         self.foot_references_msg = PoseArray(poses=[Pose(), Pose()])
         self.foot_references_msg.header.frame_id = WORLD_FRAME
         self.support_msg = String()
+        self.torso_reference_msg = Vector3Stamped()
+        self.torso_reference_msg.header.frame_id = WORLD_FRAME
         self.zmp_msg, self.com_msg, self.com_measured_msg = PointStamped(), PointStamped(), PointStamped()
         for msg in (self.zmp_msg, self.com_msg, self.com_measured_msg):
             msg.header.frame_id = ODOM_FRAME
@@ -424,9 +428,12 @@ class WalkNode(Node):
             set_vector_fields(pose.position, sole[:3, 3])
             set_quaternion_fields(pose.orientation, quaternion_xyzw_from_rotation(sole[:3, :3]))
         self.support_msg.data = ref.support
+        self.torso_reference_msg.header.stamp = stamp
+        self.torso_reference_msg.vector.x, self.torso_reference_msg.vector.y = ref.torso_tilt_rad
         # The support first: the whole-body node runs its cycle once the COM and the feet of this
         # cycle (same stamp) have arrived, with the support it has then.
         self.support_pub.publish(self.support_msg)
+        self.torso_reference_pub.publish(self.torso_reference_msg)
         self.com_reference_pub.publish(self.com_reference_msg)
         self.foot_references_pub.publish(self.foot_references_msg)
         self.zmp_msg.header.stamp = self.com_msg.header.stamp = stamp

@@ -129,6 +129,7 @@ class SimulatedWalk:
             self.references.set_support(out.reference.support)
             self.references.add_com(out.time_s, out.reference.com_world_m)
             self.references.add_feet(out.time_s, out.reference.left_sole_world, out.reference.right_sole_world)
+            self.references.add_torso_tilt(out.time_s, out.reference.torso_tilt_rad)
         reference = self.references.select(self.time_s, DEFAULT_REFERENCE_TIMEOUT_S)
         command = self.whole_body.cycle(self.wish, reference, self.state.position,
                                         self.state.imu_angular_velocity)

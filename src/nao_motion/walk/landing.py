@@ -4,8 +4,8 @@ NAOqi's killMove "ends the walk task brutally, without attempting to return to a
 state. If the robot has one foot in the air, he could easily fall." Here it is as abrupt for
 the walk (no further step, no centre-of-mass settling: the walk ends within the landing), but
 the foot in the air is not left there: from the walk's last references, the swinging sole goes
-straight down (x, y, yaw kept) at ``LANDING_SPEED_MPS`` while the supporting foot and the
-centre of mass hold; on the floor, both feet are held ("Legs") and the walk ends. From a peak
+straight down (x, y, yaw kept) at ``LANDING_SPEED_MPS`` while the supporting foot, the centre
+of mass and the torso hold; on the floor, both feet are held ("Legs") and the walk ends. From a peak
 of 2 cm that is 0.1 s. The whole body then keeps the robot as it is (its foot states, its
 balance constraint if on; disabled, its pass-through brings the joints back to the wish).
 """
@@ -30,6 +30,7 @@ class Landing:
         self.soles = [np.array(reference.left_sole_world, dtype=float),
                       np.array(reference.right_sole_world, dtype=float)]
         self.support = reference.support
+        self.torso_tilt_rad = reference.torso_tilt_rad
         self.swing = {"LLeg": 1, "RLeg": 0}.get(reference.support)
         self.floor_z_m = floor_z_m
 
@@ -44,4 +45,5 @@ class Landing:
         sole[2, 3] = max(self.floor_z_m, sole[2, 3] - LANDING_SPEED_MPS * dt_s)
         if sole[2, 3] <= self.floor_z_m + LANDED_M:
             self.support = "Legs"
-        return WalkReference(self.com_world_m.copy(), self.soles[0].copy(), self.soles[1].copy(), self.support)
+        return WalkReference(self.com_world_m.copy(), self.soles[0].copy(), self.soles[1].copy(), self.support,
+                             self.torso_tilt_rad)

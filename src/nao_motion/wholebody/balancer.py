@@ -35,8 +35,8 @@ motion otherwise creeps a few um per cycle across the margin.
 
 Tasks (Cartesian wishes, each a desired velocity from a clamped proportional error): Head
 orientation, LArm / RArm position (effector control), the centre of mass (wbGoToBalance, the
-walk), the feet and the torso (the walk: upright, heading between the feet; otherwise a weak
-upright wish). The articular wish is the collision filter's command: a joint whose wish moves
+walk), the feet and the torso (the walk: heading between the feet, tilted by TorsoWx / TorsoWy;
+otherwise a weak upright wish). The articular wish is the collision filter's command: a joint whose wish moves
 follows it, q_dot_wish = (q_wish - q) / dt clamped to the speed limit, with weight
 ``moving_wish_weight``; a joint whose wish holds wishes to keep still (``articular_weight``),
 so the joints that were not commanded are the ones that compensate. Infeasible or contradictory
@@ -211,13 +211,15 @@ class WalkReference:
     """One cycle of the walk's references, world frame W (m, 4x4 sole poses).
 
     support: "Legs" (double support: both feet held), "LLeg" or "RLeg" (that foot held, the
-    other follows its reference).
+    other follows its reference). torso_tilt_rad: the torso's rotation about x then y (rad) in
+    the frame of the feet's mean heading, the walk's TorsoWx / TorsoWy of the cycle.
     """
 
     com_world_m: np.ndarray
     left_sole_world: np.ndarray
     right_sole_world: np.ndarray
     support: str
+    torso_tilt_rad: tuple[float, float] = (0.0, 0.0)
 
 
 class Mode(str, Enum):
@@ -804,10 +806,10 @@ class WholeBodyBalancer:
                                                             cfg.foot_max_speed_mps)
                 v[rows.start + 3: rows.stop] = gain * rotation_error(target[:3, :3], pose[:3, :3])
                 w[rows] = cfg.foot_weight
-            # Torso upright, heading between the feet.
+            # Torso heading between the feet, tilted by the walk's TorsoWx / TorsoWy.
             heading = walk.left_sole_world[:3, 0] + walk.right_sole_world[:3, 0]
-            upright = spatial.rot_z(np.arctan2(heading[1], heading[0]))
-            v[TASK_TORSO] = gain * rotation_error(upright, self.torso_world[:3, :3])
+            target = spatial.rotation_from_rpy(*walk.torso_tilt_rad, np.arctan2(heading[1], heading[0]))
+            v[TASK_TORSO] = gain * rotation_error(target, self.torso_world[:3, :3])
             w[TASK_TORSO] = cfg.torso_orientation_weight
         else:
             # A weak wish for an upright torso (roll, pitch; yaw free): left to the articular
