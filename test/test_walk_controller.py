@@ -56,13 +56,13 @@ class PerfectRobot:
         self.planner = FootstepPlanner(Pose2D(0.0, HALF_M), Pose2D(0.0, -HALF_M))
         self.time_s = 0.0
         self.plan_key = None
-        self.states, self.kills = [], 0
+        self.states, self.kills, self.move_inits = [], 0, 0
 
     def cycle(self):
         i, planner = self.inputs, self.planner
         planner.advance_to(self.time_s)
         steps, feet = planner.steps(), planner.feet
-        key = (len(steps), feet.left, feet.right)
+        key = (len(steps), steps[0].start_s if steps else None, feet.left, feet.right)
         if key != self.plan_key:  # the planner node publishes its plan when it changes
             self.plan_key = key
             i.plan = walk_plan(planner.now_s, feet.left, feet.right, steps)
@@ -72,6 +72,10 @@ class PerfectRobot:
         if out.kill_move:
             self.kills += 1
             planner.kill_move()
+        if out.state is WalkState.INITIALIZING:  # the planner node hears walk/initializing
+            planner.hold_start()
+        if out.move_init:
+            self.move_inits += 1
         if out.reference is not None:  # the perfect balancer: the CoM where it was asked
             i.torso_world[:3, 3] = out.reference.com_world_m - R @ COM_TORSO
         self.states.append(out.state)
@@ -121,6 +125,45 @@ def test_the_first_references_are_the_held_feet_in_wb_world():
     out = robot.cycle()
     for sole, name in ((out.reference.left_sole_world, "l_sole"), (out.reference.right_sole_world, "r_sole")):
         np.testing.assert_allclose(sole[:3, 3], (torso @ FK.pose(STATE, name))[:3, 3], atol=2e-3)
+
+
+def test_a_walk_from_a_posture_that_is_not_walk_ready_first_performs_the_initialization_movement():
+    """Seed 003: "If it is not the case, the robot first performs an initialization movement."
+    Stand's centre of mass is 7 mm above the walk's: the walk sends moveInit's targets, the
+    planner holds the plan meanwhile, and the walk starts once the posture is walk-ready."""
+    robot = PerfectRobot()
+    robot.inputs.q_measured[:] = posture(MODEL, "Stand")
+    robot.run(0.1)
+    robot.planner.move_to(0.2, 0.0, 0.0)
+    out = robot.cycle()
+    assert out.state is WalkState.INITIALIZING and out.move_init and out.active_changed and out.reference is None
+    out = robot.run(1.5)  # longer than the preview: the plan waits
+    assert out.state is WalkState.INITIALIZING and robot.move_inits == 1 and out.reference is None
+    assert robot.planner.steps()[0].start_s - robot.time_s > 0.7
+    robot.inputs.q_measured[:] = STAND_INIT  # the movement is done
+    out = robot.cycle()
+    assert out.started and out.state is WalkState.WALKING and out.reference is not None
+    start = robot.controller.outputs.odometry
+    robot.walk_to_the_end()
+    end = robot.controller.outputs.odometry
+    assert end.x - start.x == pytest.approx(0.2, abs=0.01) and robot.kills == 0
+    # from a walk-ready posture there is none
+    robot.planner.move_to(0.1, 0.0, 0.0)
+    out = robot.cycle()
+    assert out.started and not out.move_init
+
+
+def test_an_initialization_movement_that_does_not_reach_the_posture_refuses_the_walk():
+    robot = PerfectRobot(WalkControllerConfig(move_init_timeout_s=0.5))
+    robot.inputs.q_measured[:] = posture(MODEL, "Crouch")
+    robot.planner.move_to(0.2, 0.0, 0.0)
+    out = robot.cycle()
+    while out.state is WalkState.INITIALIZING:
+        assert robot.time_s < 1.0
+        out = robot.cycle()
+    assert out.kill_move and out.ended and out.state is WalkState.IDLE
+    assert "did not reach StandInit within 0.5 s" in out.reason
+    assert not robot.planner.move_is_active() and robot.kills == 1
 
 
 def test_foot_contact_protection_refuses_a_walk_and_asks_for_kill_move():

@@ -190,3 +190,26 @@ def test_torso_wx_and_wy_lean_the_torso_in_single_support():
         assert true[1] / wy > 0.5 and (true[0] / roll > 0.5 if roll else abs(true[0]) < math.radians(2.0))
     true = spatial.rotation_from_quaternion_xyzw(run.state.torso_orientation_xyzw)
     assert math.acos(min(1.0, true[2, 2])) < math.radians(1.5)  # upright when standing again
+
+
+def test_a_walk_from_stand_first_performs_the_initialization_movement():
+    """From Stand (legs nearly straight), a moveTo performs the initialization movement (moveInit's
+    targets, the plan held meanwhile), then walks to the goal."""
+    from nao_motion.postures import posture
+
+    run = WalkRun()
+    run.stand_target[:] = posture(MODEL, "Stand")  # the user's posture
+    run.run(3.0)
+    assert not run.controller.walk_ready(run.controller._measure(run.inputs))
+    run.worst_tilt_deg = 0.0
+    run.planner.move_to(0.3, 0.0, 0.0)
+    states = []
+    while run.planner.move_is_active() or run.controller.state is not WalkState.IDLE:
+        assert run.time_s < 30.0
+        run.cycle()
+        states.append(run.controller.state)
+    phases = [s for k, s in enumerate(states) if k == 0 or states[k - 1] is not s]
+    assert phases[:2] == [WalkState.INITIALIZING, WalkState.WALKING], phases
+    assert WalkState.INITIALIZING in states
+    true = _report("moveTo(0.3, 0, 0) from Stand", run, Pose2D(0.3, 0.0, 0.0))
+    assert math.hypot(true.x - 0.3, true.y) < 0.05 and run.worst_tilt_deg < MAX_TILT_DEG

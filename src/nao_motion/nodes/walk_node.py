@@ -32,7 +32,8 @@ first read it. Plans, user commands, stiffness and services are ordinary callbac
 | pub | `odom` | nav_msgs/Odometry | base_footprint in ``odom`` (x, y, yaw; twist in ``base_footprint``) from torso pose + FK |
 | pub | `/tf` | tf2_msgs/TFMessage | ``odom -> base_footprint`` (the kinematics node publishes base_footprint -> base_link) |
 | pub | `walk/active` | std_msgs/Bool (transient local) | moveIsActive: on every change and at 1 Hz |
-| pub | `joint_targets` | sensor_msgs/JointState | arm swing (L/RShoulderPitch only, `header.frame_id` ``walk_arm_swing``) and moveInit's posture (``walk_move_init``) |
+| pub | `walk/initializing` | std_msgs/Bool (transient local) | true while the walk performs its initialization movement (steps planned, the posture not walk-ready): the footstep planner holds the plan's start meanwhile; on every change |
+| pub | `joint_targets` | sensor_msgs/JointState | arm swing (L/RShoulderPitch only, `header.frame_id` ``walk_arm_swing``) and moveInit's posture (``walk_move_init``, at 0.3 x each joint's maximum speed), sent by moveInit and by a walk that starts from a posture that is not walk-ready (the initialization movement) |
 | pub | `walk/markers` | visualization_msgs/MarkerArray | at most 10 Hz while walking and subscribed, ``odom``: planned ZMP, planned CoM, the planned CoM's path |
 | pub | `/diagnostics` | diagnostic_msgs/DiagnosticArray | 1 Hz: cycle time, state, last reason, steps, foot forces, leg stiffness, CoM feedback error; WARN without `joint_states` |
 | srv | `walk/move_init` | std_srvs/Trigger | moveInit: the walk's posture (StandInit, legs and arms) as `joint_targets`; answers when reached (0.05 rad) or after `move_init_timeout_s` |
@@ -146,7 +147,7 @@ PARAMETER_DESCRIPTIONS = {
     "stiffness_protection": "no walk while a leg joint's stiffness is <= 0.6",
     "user_arm_hold_s": "an arm commanded by the user swings again this long (s, > 0) after the command",
     "stale_timeout_s": "joint_states / torso pose / FSR older than this (s, > 0) are not used",
-    "move_init_timeout_s": "walk/move_init gives up after this long (s, > 0)",
+    "move_init_timeout_s": "walk/move_init and the initialization movement give up after this long (s, > 0)",
 }
 
 
@@ -189,6 +190,7 @@ class WalkNode(Node):
         self.com_measured_pub = self.create_publisher(PointStamped, "walk/com_measured", CYCLE_QOS)
         self.odom_pub = self.create_publisher(Odometry, "odom", 10)
         self.active_pub = self.create_publisher(Bool, "walk/active", LATCHED_QOS)
+        self.initializing_pub = self.create_publisher(Bool, "walk/initializing", LATCHED_QOS)
         self.targets_pub = self.create_publisher(JointState, "joint_targets", CYCLE_QOS)
         self.marker_pub = self.create_publisher(MarkerArray, "walk/markers", 10)
         self.tf = TfPublisher(self)
@@ -223,7 +225,8 @@ class WalkNode(Node):
         self.odom_transforms = [self.odom_transform]
         c = self.controller
         self.init_msg = JointState(name=[self.model.joint_names[i] for i in c.init_indices],
-                                   position=c.init_q[c.init_indices].tolist())
+                                   position=c.init_q[c.init_indices].tolist(),
+                                   velocity=c.init_speeds_radps[c.init_indices].tolist())
         self.init_msg.header.frame_id = MOVE_INIT_FRAME
         speed = c.walk_config.arms.max_rate_radps
         self.arm_msgs = {arms: JointState(name=[ARM_SWING_JOINTS[i] for i in arms], position=[0.0] * len(arms),
@@ -234,11 +237,13 @@ class WalkNode(Node):
         self.last_markers_s = -math.inf
         self.active_msg = Bool(data=False)
         self.last_active_s = -math.inf
+        self.initializing_msg = Bool(data=False)
 
         self.diagnostics = CycleDiagnostics(self, "walk", self.model.cycle_time_s)
         self.diagnostics.set_status(DiagnosticStatus.WARN, "waiting for joint_states")
         self.create_timer(WATCHDOG_PERIOD_S, self.on_watchdog)
         self._publish_active(-math.inf)  # latched: moveIsActive is answered before the first cycle
+        self.initializing_pub.publish(self.initializing_msg)
         self.get_logger().info(f"walk for NAO {version}: CoM height {c.walk_config.com_height_m:.4f} m "
                                f"({WALK_POSTURE}), preview {c.walk_config.preview.preview_s} s, cycle on "
                                f"joint_states, TF via {self.tf.backend}")
@@ -382,6 +387,13 @@ class WalkNode(Node):
             throttled_warning(self, key, text, 1.0)
         if out.kill_move:
             self._kill_move()
+        if out.move_init:
+            self.init_msg.header.stamp = stamp
+            self.targets_pub.publish(self.init_msg)
+            self.get_logger().info(f"initialization movement: {out.reason}")
+        if (out.state is WalkState.INITIALIZING) != self.initializing_msg.data:
+            self.initializing_msg.data = out.state is WalkState.INITIALIZING
+            self.initializing_pub.publish(self.initializing_msg)
         if out.started:
             self.trail.clear()
             self.get_logger().info("walk started")
