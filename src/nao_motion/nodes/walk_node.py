@@ -26,7 +26,7 @@ first read it. Plans, user commands, stiffness and services are ordinary callbac
 | pub | `whole_body/com_reference` | geometry_msgs/PointStamped | CoM for the next cycle, m, ``wb_world``; stamped with that cycle's time (the `joint_states` stamp + one cycle, ``REFERENCE_LEAD_CYCLES``) |
 | pub | `whole_body/foot_references` | geometry_msgs/PoseArray | [left sole, right sole] for the next cycle, ``wb_world``; stamped like `whole_body/com_reference` |
 | pub | `whole_body/support` | std_msgs/String | ``Legs``, ``LLeg`` or ``RLeg`` |
-| pub | `whole_body/torso_reference` | geometry_msgs/Vector3Stamped | the torso's tilt for the next cycle: x = TorsoWx, y = TorsoWy (rad; the step's peak values times the swing foot's lift profile), about the feet's mean heading; stamped like `whole_body/com_reference` |
+| pub | `whole_body/torso_reference` | geometry_msgs/Vector3Stamped | the torso's tilt for the next cycle: x = TorsoWx, y = TorsoWy (rad; the step's peak values times the swing foot's lift profile), about the feet's mean heading; stamped like `whole_body/com_reference`; only when not upright (the whole body's default) |
 | pub | `walk/zmp`, `walk/com` | geometry_msgs/PointStamped | planned ZMP (z = 0) and CoM, m, ``odom``, while walking and subscribed |
 | pub | `walk/com_measured` | geometry_msgs/PointStamped | CoM from torso pose + FK of `joint_states`, m, ``odom``, while subscribed |
 | pub | `odom` | nav_msgs/Odometry | base_footprint in ``odom`` (x, y, yaw; twist in ``base_footprint``) from torso pose + FK |
@@ -445,7 +445,8 @@ class WalkNode(Node):
         # The support first: the whole-body node runs its cycle once the COM and the feet of this
         # cycle (same stamp) have arrived, with the support it has then.
         self.support_pub.publish(self.support_msg)
-        self.torso_reference_pub.publish(self.torso_reference_msg)
+        if ref.torso_tilt_rad != (0.0, 0.0):  # upright is the whole body's default: nothing to send
+            self.torso_reference_pub.publish(self.torso_reference_msg)
         self.com_reference_pub.publish(self.com_reference_msg)
         self.foot_references_pub.publish(self.foot_references_msg)
         self.zmp_msg.header.stamp = self.com_msg.header.stamp = stamp
