@@ -30,8 +30,8 @@ class KinematicsMethods:
             state = self.fk.compute(self.configuration(use_sensors))
         if space == FRAME_TORSO:
             return self.fk.pose(state, name)
-        attitude = self.measured_attitude() if use_sensors else None
-        world = self.world_or_robot(use_sensors, state, attitude) if space == FRAME_WORLD else None
+        attitude = self._measured_attitude() if use_sensors else None
+        world = self._world_or_robot(use_sensors, state, attitude) if space == FRAME_WORLD else None
         return self.fk.transform_in_space(state, name, space, world_from_robot=world, torso_attitude=attitude)
 
     def getTransform(self, name: str, space: int, useSensorValues: bool) -> list[float]:

@@ -110,7 +110,7 @@ class LocomotionMethods:
         if not useSensors:
             return plan.next_robot_position().as_list()
         ahead = plan.next_robot_position().relative_to(plan.robot_position())
-        return (self.robot_position(True) * ahead).normalized().as_list()
+        return (self._robot_position(True) * ahead).normalized().as_list()
 
     def getMoveConfig(self, config: str) -> list:
         """NAOqi's "Max", "Min" or "Default" move config: [[key, value], ...] of the settable keys."""

@@ -82,7 +82,7 @@ class WalkMethods(PostMethods):
     def getRobotPosition(self, useSensors: bool) -> list[float]:
         """[x, y, theta] (m, rad) of FRAME_ROBOT in FRAME_WORLD: measured (the walk's odometry)
         or commanded (the plan's planted feet)."""
-        return self.robot_position(bool(useSensors)).as_list()
+        return self._robot_position(bool(useSensors)).as_list()
 
     def setMoveArmsEnabled(self, leftArmEnable: bool, rightArmEnable: bool) -> None:
         """Arm swing while walking, per arm (user arm commands take priority anyway)."""

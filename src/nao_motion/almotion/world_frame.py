@@ -47,7 +47,7 @@ class WorldFrameMethods:
         self._attitude: np.ndarray | None = None
         self._warned: set[bool] = set()  # use_sensors values whose FRAME_WORLD fell back
 
-    def measured_attitude(self) -> np.ndarray | None:
+    def _measured_attitude(self) -> np.ndarray | None:
         """The torso's rotation in a gravity-aligned frame from ``imu`` (None: no imu publisher)."""
         msg = self._latest(self._imu, "imu", kept=self._attitude is not None)
         if msg is not None:
@@ -56,7 +56,7 @@ class WorldFrameMethods:
                 self._attitude = attitude
         return self._attitude
 
-    def world_from_robot(self, use_sensors: bool, state: KinematicState,
+    def _world_from_robot(self, use_sensors: bool, state: KinematicState,
                          attitude: np.ndarray | None, required: bool = True) -> np.ndarray | None:
         """FRAME_ROBOT in FRAME_WORLD (4x4) for the pose ``state`` (and the ``attitude`` its
         robot frame was computed with). Without the stream it needs: ALMotionError if
@@ -78,18 +78,18 @@ class WorldFrameMethods:
                                 @ self.fk.ground_frame(state, attitude, yaw_from="feet"))
         return floor_pose(self._footprint_odom) @ footprint_from_robot
 
-    def robot_position(self, use_sensors: bool) -> Pose2D:
+    def _robot_position(self, use_sensors: bool) -> Pose2D:
         """NAOqi's robot position: FRAME_ROBOT's (x, y, theta) in FRAME_WORLD."""
         if not use_sensors:
             return self._loco_plan().robot_position()
         state = self.fk.compute(self.configuration(True))
-        return Pose2D.from_transform(self.world_from_robot(True, state, self.measured_attitude()))
+        return Pose2D.from_transform(self._world_from_robot(True, state, self._measured_attitude()))
 
-    def world_or_robot(self, use_sensors: bool, state: KinematicState,
+    def _world_or_robot(self, use_sensors: bool, state: KinematicState,
                        attitude: np.ndarray | None) -> np.ndarray | None:
-        """world_from_robot for FRAME_WORLD; None (FRAME_WORLD is FRAME_ROBOT, logged once) when
+        """_world_from_robot for FRAME_WORLD; None (FRAME_WORLD is FRAME_ROBOT, logged once) when
         nobody publishes what it needs: the robot cannot have walked."""
-        world = self.world_from_robot(use_sensors, state, attitude, required=False)
+        world = self._world_from_robot(use_sensors, state, attitude, required=False)
         if world is None and use_sensors not in self._warned:
             self._warned.add(use_sensors)
             source = "odom (walk node)" if use_sensors else "footsteps/plan (footstep planner)"
