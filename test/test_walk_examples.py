@@ -7,6 +7,7 @@ joints (FK) for the feet, arms and head, and its FSRs."""
 import math
 import threading
 import time
+from functools import partial
 
 import numpy as np
 import pytest
@@ -48,8 +49,11 @@ class TrueTorso:
         node.create_subscription(Odometry, "ground_truth/odom", self._on_odom, CYCLE_QOS)
         node.create_subscription(JointState, "joint_states", self._on_states, CYCLE_QOS)
         for i, side in enumerate(("left", "right")):
-            node.create_subscription(Float32MultiArray, f"fsr/{side}",
-                                     lambda msg, i=i: self.fsr_n.__setitem__(i, sum(msg.data)), CYCLE_QOS)
+            node.create_subscription(Float32MultiArray, f"fsr/{side}", partial(self._on_fsr, i), CYCLE_QOS)
+
+    def _on_fsr(self, foot: int, msg):
+        with self.lock:
+            self.fsr_n[foot] = sum(msg.data)
 
     def _on_states(self, msg):
         parsed = parse_joint_values(MODEL, msg.name, msg.position, unknown_names="ignore")
