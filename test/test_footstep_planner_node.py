@@ -516,6 +516,7 @@ def test_almotion_move_to_takes_a_numeric_frequency_and_posted_errors_reach_the_
         task = motion.post.moveTo(0.2, 0.0, 0.0, 1.5)
         with pytest.raises(ALMotionError, match="frequency"):
             motion.wait(task, 0)
+        assert "frequency" in str(motion.post.errors[task])
         with pytest.raises(ALMotionError, match="frequency"):
             motion.waitUntilMoveIsFinished()
         motion.waitUntilMoveIsFinished()  # reported once: nothing left to wait for

@@ -202,9 +202,14 @@ def test_effector_control_and_go_to_balance_through_the_almotion_client(running)
         client.wbEnable(True)
         # NAOqi: "if COM is not inside the desired support polygon, this constraint is not
         # activated": said by the return value and the log, not by an exception
+        def balance():
+            values = robot.call(GetParameters, "whole_body/get_parameters", GetParameters.Request(
+                names=["balance_constraint", "balance_support"])).values
+            return values[0].bool_value, values[1].string_value
+
+        before = balance()
         assert client.wbEnableBalanceConstraint(True, "RLeg") is False
-        assert robot.call(GetParameters, "whole_body/get_parameters", GetParameters.Request(
-            names=["balance_constraint"])).values[0].bool_value is False
+        assert balance() == before != (True, "RLeg")  # nothing changed
         assert robot.wait(lambda: any("outside the RLeg support polygon" in m for m in client_logs), 5.0)
         with pytest.raises(ALMotionError, match="unknown effector"):
             client.wbEnableEffectorControl("Tail", True)

@@ -4,9 +4,9 @@
     motion.isRunning(task)                      # True while it runs
     motion.wait(task, 0)                        # blocks until it ends (timeout in ms; 0: none)
 
-An error of the background call is logged at error level when it happens and raised again by
-``wait(task)`` (as a NAOqi future's value raises it), so a script learns that its posted call
-failed. Posted locomotion calls (``MOVE_CALLS``) are the move until they end: ``moveIsActive``
+An error of the background call is logged at error level when it happens, kept in
+``post.errors[task]`` and raised again by ``wait(task)`` (as a NAOqi future's value raises it),
+so a script learns that its posted call failed. Posted locomotion calls (``MOVE_CALLS``) are the move until they end: ``moveIsActive``
 is True while one runs, and ``waitUntilMoveIsFinished`` waits for them and raises the error of
 one that failed (once), since the seed's own example waits that way:
 ``post.moveTo(1.0, 0.0, 0.0, 1.0)`` then ``waitUntilMoveIsFinished()``.
@@ -62,6 +62,12 @@ class PostCalls:
             return task_id
 
         return post
+
+    @property
+    def errors(self) -> dict[int, Exception]:
+        """The error of each posted task that failed, by task id."""
+        with self._lock:
+            return {task_id: t.error for task_id, t in self.tasks.items() if t.error is not None}
 
     def moving(self) -> bool:
         """Whether a posted locomotion call is still running."""
