@@ -72,7 +72,7 @@ class WorldFrameMethods:
             self._footprint_odom = Pose2D(p.x, p.y, yaw)
         if self._footprint_odom is None:
             if required:
-                raise ALMotionError(f"no odom within {self.timeout_s} s: is the walk node running?")
+                raise ALMotionError("no odom received: is the walk node running?")
             return None
         footprint_from_robot = (spatial.inverse(self.fk.ground_frame(state, attitude, yaw_from="torso"))
                                 @ self.fk.ground_frame(state, attitude, yaw_from="feet"))
