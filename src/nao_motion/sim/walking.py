@@ -66,6 +66,7 @@ class SimulatedWalk:
         b.set_enabled(True, q_measured=self.state.position, torso_attitude=self._imu_attitude())
         self.stand = b.q.copy()
         self.stand_target = self.stand.copy()  # where the standing wish goes (moveInit's targets)
+        self.stand_step = np.zeros_like(self.stand)
         self.wish = b.q.copy()
         self.shoulders = [model.joint_index(j) for j in ARM_SWING_JOINTS]
         fk_state = b.fk.compute(b.q)
@@ -73,6 +74,7 @@ class SimulatedWalk:
         self.planner = FootstepPlanner(Pose2D.from_transform(left), Pose2D.from_transform(right))
         self._plan_key: tuple | None = None
         self.controller = WalkController(model)
+        self.init_step_rad = self.controller.init_speeds_radps * model.cycle_time_s
         self.inputs = i = WalkInputs.for_model(model)
         # The whole body's outputs as the walk node last received them: its command and torso.
         i.q_commanded[:] = b.q
@@ -129,8 +131,9 @@ class SimulatedWalk:
             self.planner.hold_start()
         if out.move_init:
             self.stand_target[c.init_indices] = c.init_q[c.init_indices]
-        limit = c.init_speeds_radps * self.model.cycle_time_s
-        self.stand += np.clip(self.stand_target - self.stand, -limit, limit)
+        np.subtract(self.stand_target, self.stand, out=self.stand_step)
+        np.clip(self.stand_step, -self.init_step_rad, self.init_step_rad, out=self.stand_step)
+        self.stand += self.stand_step
         np.copyto(self.wish, self.stand)
         for arm in out.arm_swing_arms:
             self.wish[self.shoulders[arm]] = out.arm_swing_rad[arm]
