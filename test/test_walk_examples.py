@@ -309,8 +309,9 @@ def test_kill_move_example_stops_the_walk_at_once(suite):
         load_example("almotion_killMove").main(motion, walk_s=4.0)
     finally:
         del motion.killMove
-    # half real time: 0.5 s of wall time is 0.25 s on the robot (NAOqi ~20 ms; here the landing)
-    assert stops and stops[0] < 0.5, stops
+    # half real time: 0.8 s of wall time is 0.4 s on the robot (NAOqi ~20 ms; here the landing, at
+    # most 0.1 s, and the way over DDS; settling took up to 2 s)
+    assert stops and stops[0] < 0.8, stops
     assert truth.worst_tilt_deg < MAX_TILT_DEG and not motion.moveIsActive()
     assert min(truth.recorded()[-1][3]) > 1.0  # standing on both feet
 
