@@ -15,6 +15,7 @@ from ros_probe import SpinningProbe  # noqa: E402
 
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from geometry_msgs.msg import PoseStamped, TransformStamped, Twist  # noqa: E402
+from rcl_interfaces.msg import Log  # noqa: E402
 from rcl_interfaces.srv import GetParameters, SetParametersAtomically  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
@@ -488,3 +489,39 @@ def test_almotion_locomotion_methods(running):
     finally:
         motion.close()
     probe.idle()
+
+
+def test_almotion_move_to_takes_a_numeric_frequency_and_posted_errors_reach_the_caller(running):
+    """Seed 003: ``proxy.post.moveTo(1.0, 0.0, 0.0, 1.0)`` then waitUntilMoveIsFinished / moveIsActive."""
+    from nao_motion.almotion import ALMotion, ALMotionError
+
+    _, probe = running
+    start = probe.idle()
+    client_logs = []  # (level, text) of the client's /rosout
+    probe.node.create_subscription(Log, "/rosout", lambda m: m.name == "post_test_client" and probe.add(
+        client_logs, (m.level, m.msg)), 100)
+    motion = ALMotion(node_name="post_test_client")
+    try:
+        task = motion.post.moveTo(0.2, 0.0, 0.0, 0.5)
+        assert motion.moveIsActive()  # at once: the posted call is the move until it has started
+        motion.waitUntilMoveIsFinished()
+        assert motion.wait(task, 0) and not motion.moveIsActive()
+        with probe.cond:
+            plan = next(p for p in probe.plans if p.accepted_commands > start.accepted_commands and p.steps)
+        # normalised frequency 0.5: each step halfway between MaxStepPeriod 0.6 s and MinStepPeriod 0.42 s
+        assert all(s.end_s - s.start_s == pytest.approx(0.51, abs=1e-6) for s in plan.steps), plan.steps
+        assert_pose_close(probe.latest().robot_position(), start.robot_position() * Pose2D(0.2, 0.0, 0.0))
+
+        # an error inside a posted call reaches wait(), waitUntilMoveIsFinished() and the log
+        task = motion.post.moveTo(0.2, 0.0, 0.0, 1.5)
+        with pytest.raises(ALMotionError, match="frequency"):
+            motion.wait(task, 0)
+        assert "frequency" in str(motion.post.errors[task])
+        with pytest.raises(ALMotionError, match="frequency"):
+            motion.waitUntilMoveIsFinished()
+        motion.waitUntilMoveIsFinished()  # reported once: nothing left to wait for
+        assert probe.wait(lambda: any(level == Log.ERROR and "post.moveTo" in m and "frequency" in m
+                                      for level, m in client_logs), 5.0)
+        assert not probe.latest().steps
+    finally:
+        motion.close()

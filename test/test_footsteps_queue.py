@@ -39,6 +39,27 @@ def test_a_plan_from_standing_starts_one_preview_after_the_command():
     assert planner.current_step() is steps[0]
 
 
+def test_a_plan_held_for_the_walks_initialization_movement_keeps_its_start_a_preview_ahead():
+    planner = FootstepPlanner(now_s=3.0)
+    planner.move(0.05, 0.0, 0.0)
+    planned = planner.steps()
+    for _ in range(100):  # one second of initialization movement
+        planner.advance(0.01)
+        planner.hold_start()
+    steps = planner.steps()
+    assert steps[0].start_s == pytest.approx(4.0 + planner.preview_s)  # still one preview ahead
+    held = steps[:len(planned)]  # (the velocity walk may have planned more meanwhile)
+    assert [s.end_s - s.start_s for s in held] == pytest.approx([s.end_s - s.start_s for s in planned])
+    assert [s.target for s in held] == [s.target for s in planned]
+    assert all(b.start_s == pytest.approx(a.end_s) for a, b in zip(steps, steps[1:]))
+    assert planner.unchangeable_steps() == () and planner.get_robot_position() == Pose2D(0.0, 0.0, 0.0)
+    planner.advance(0.5)  # released: the plan runs from where it was held
+    planner.advance_to(steps[0].start_s)
+    assert planner.current_step() is steps[0]
+    planner.hold_start()  # a plan that has started is not held
+    assert planner.current_step() is steps[0]
+
+
 @pytest.mark.parametrize("preview_s, count", [(0.0, 0), (0.8, 2), (2.0, 5)])
 def test_preview_window_is_a_parameter(preview_s, count):
     planner = FootstepPlanner(preview_s=preview_s)

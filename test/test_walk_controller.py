@@ -56,13 +56,13 @@ class PerfectRobot:
         self.planner = FootstepPlanner(Pose2D(0.0, HALF_M), Pose2D(0.0, -HALF_M))
         self.time_s = 0.0
         self.plan_key = None
-        self.states, self.kills = [], 0
+        self.states, self.kills, self.move_inits = [], 0, 0
 
     def cycle(self):
         i, planner = self.inputs, self.planner
         planner.advance_to(self.time_s)
         steps, feet = planner.steps(), planner.feet
-        key = (len(steps), feet.left, feet.right)
+        key = (len(steps), steps[0].start_s if steps else None, feet.left, feet.right)
         if key != self.plan_key:  # the planner node publishes its plan when it changes
             self.plan_key = key
             i.plan = walk_plan(planner.now_s, feet.left, feet.right, steps)
@@ -72,6 +72,10 @@ class PerfectRobot:
         if out.kill_move:
             self.kills += 1
             planner.kill_move()
+        if out.state is WalkState.INITIALIZING:  # the planner node hears walk/initializing
+            planner.hold_start()
+        if out.move_init:
+            self.move_inits += 1
         if out.reference is not None:  # the perfect balancer: the CoM where it was asked
             i.torso_world[:3, 3] = out.reference.com_world_m - R @ COM_TORSO
         self.states.append(out.state)
@@ -123,6 +127,45 @@ def test_the_first_references_are_the_held_feet_in_wb_world():
         np.testing.assert_allclose(sole[:3, 3], (torso @ FK.pose(STATE, name))[:3, 3], atol=2e-3)
 
 
+def test_a_walk_from_a_posture_that_is_not_walk_ready_first_performs_the_initialization_movement():
+    """Seed 003: "If it is not the case, the robot first performs an initialization movement."
+    Stand's centre of mass is 7 mm above the walk's: the walk sends moveInit's targets, the
+    planner holds the plan meanwhile, and the walk starts once the posture is walk-ready."""
+    robot = PerfectRobot()
+    robot.inputs.q_measured[:] = posture(MODEL, "Stand")
+    robot.run(0.1)
+    robot.planner.move_to(0.2, 0.0, 0.0)
+    out = robot.cycle()
+    assert out.state is WalkState.INITIALIZING and out.move_init and out.active_changed and out.reference is None
+    out = robot.run(1.5)  # longer than the preview: the plan waits
+    assert out.state is WalkState.INITIALIZING and robot.move_inits == 1 and out.reference is None
+    assert robot.planner.steps()[0].start_s - robot.time_s > 0.7
+    robot.inputs.q_measured[:] = STAND_INIT  # the movement is done
+    out = robot.cycle()
+    assert out.started and out.state is WalkState.WALKING and out.reference is not None
+    start = robot.controller.outputs.odometry
+    robot.walk_to_the_end()
+    end = robot.controller.outputs.odometry
+    assert end.x - start.x == pytest.approx(0.2, abs=0.01) and robot.kills == 0
+    # from a walk-ready posture there is none
+    robot.planner.move_to(0.1, 0.0, 0.0)
+    out = robot.cycle()
+    assert out.started and not out.move_init
+
+
+def test_an_initialization_movement_that_does_not_reach_the_posture_refuses_the_walk():
+    robot = PerfectRobot(WalkControllerConfig(move_init_timeout_s=0.5))
+    robot.inputs.q_measured[:] = posture(MODEL, "Crouch")
+    robot.planner.move_to(0.2, 0.0, 0.0)
+    out = robot.cycle()
+    while out.state is WalkState.INITIALIZING:
+        assert robot.time_s < 1.0
+        out = robot.cycle()
+    assert out.kill_move and out.ended and out.state is WalkState.IDLE
+    assert "did not reach StandInit within 0.5 s" in out.reason
+    assert not robot.planner.move_is_active() and robot.kills == 1
+
+
 def test_foot_contact_protection_refuses_a_walk_and_asks_for_kill_move():
     robot = PerfectRobot()
     robot.inputs.fsr_total_n[:] = 0.0
@@ -152,6 +195,50 @@ def test_stiffness_protection_stops_a_walk_and_refuses_the_next():
     robot.inputs.stiffness[:] = 1.0
     robot.planner.move_to(0.1, 0.0, 0.0)
     assert robot.cycle().started
+
+
+def test_kill_move_stops_the_walk_at_once_and_sets_a_foot_in_the_air_down():
+    """NAOqi's killMove is abrupt: no further step and no settling; here the foot in the air is
+    set straight down (walk.landing) first, which ends the walk."""
+    robot = PerfectRobot()
+    robot.planner.move_to(0.3, 0.0, 0.0)
+    robot.run(1.5)
+    swing = robot.controller.step_in_progress
+    assert robot.states[-1] is WalkState.WALKING and swing is not None
+    last = robot.controller.outputs.reference
+    swing_sole = last.left_sole_world if swing.leg is Leg.LEFT else last.right_sole_world
+    floor_z = robot.controller.world_from_odom[2, 3]
+    assert swing_sole[2, 3] > floor_z + 0.005 and last.support != "Legs"  # mid-swing
+    robot.planner.kill_move()
+    landing = []
+    out = robot.cycle()
+    while out.state is WalkState.LANDING:
+        landing.append(out.reference)
+        out = robot.cycle()
+    assert out.ended and out.active_changed and out.state is WalkState.IDLE
+    assert out.reason == "killMove: stopped at once" and not out.kill_move
+    assert landing and len(landing) * DT_S <= 0.2  # down at 0.2 m/s
+    lowered = [r.left_sole_world if swing.leg is Leg.LEFT else r.right_sole_world for r in landing + [out.reference]]
+    heights = [sole[2, 3] for sole in lowered]
+    assert np.all(np.diff(heights) < 0) and heights[-1] == pytest.approx(floor_z)
+    for sole in lowered:  # straight down: x, y and yaw kept; the CoM and the other foot hold
+        np.testing.assert_allclose(sole[:2, :], swing_sole[:2, :], atol=1e-12)
+    for r in landing + [out.reference]:
+        np.testing.assert_allclose(r.com_world_m, last.com_world_m, atol=1e-12)
+    assert [r.support for r in landing] == [last.support] * len(landing) and out.reference.support == "Legs"
+    assert robot.cycle().reference is None
+    robot.planner.move_to(0.1, 0.0, 0.0)  # and the next walk starts as usual
+    assert robot.cycle().started
+
+
+def test_kill_move_in_double_support_ends_the_walk_on_that_cycle():
+    robot = PerfectRobot()
+    robot.planner.move_to(0.3, 0.0, 0.0)
+    out = robot.run(0.5)  # before the first step (the planner starts it one preview after the command)
+    assert out.state is WalkState.WALKING and out.reference.support == "Legs"
+    robot.planner.kill_move()
+    out = robot.cycle()
+    assert out.ended and out.state is WalkState.IDLE and out.reference is None
 
 
 def test_the_protections_can_be_switched_off():

@@ -398,3 +398,81 @@ def test_almotion_walk_methods(running):
         finally:
             with robot.cond:
                 robot.q = STAND_INIT.copy()
+
+
+def test_almotion_set_motion_config_switches_the_protections(running):
+    """Seed 003: setMotionConfig([["ENABLE_FOOT_CONTACT_PROTECTION", False]]) and
+    ENABLE_STIFFNESS_PROTECTION switch the walk node's protections at run time."""
+    from rcl_interfaces.srv import GetParameters
+
+    from nao_motion.almotion import ALMotion, ALMotionError
+
+    robot = running
+    robot.idle()
+
+    def protections():
+        request = GetParameters.Request(names=["foot_contact_protection", "stiffness_protection"])
+        return [v.bool_value for v in robot.call(GetParameters, "walk/get_parameters", request).values]
+
+    with ALMotion(node_name="motion_config_client") as motion:
+        with pytest.raises(ALMotionError, match="ENABLE_FALL_MANAGER.*ENABLE_FOOT_CONTACT_PROTECTION"):
+            motion.setMotionConfig([["ENABLE_FALL_MANAGER", False]])
+        with pytest.raises(ALMotionError, match="True or False"):
+            motion.setMotionConfig([["ENABLE_STIFFNESS_PROTECTION", 0]])
+        assert protections() == [True, True]  # a refused call changes nothing
+        try:
+            motion.setMotionConfig([["ENABLE_FOOT_CONTACT_PROTECTION", False]])
+            assert protections() == [False, True]
+            with robot.cond:
+                robot.fsr_n = 0.0  # lifted: the walk is allowed all the same
+            time.sleep(0.2)
+            odom = odom_pose(robot.odom[-1][1])
+            t0 = robot.goal(odom[0] + 0.05, odom[1], 0.0)
+            assert robot.wait(lambda: robot.is_active(), 5.0), "the walk did not start without foot contact"
+            assert robot.wait(lambda: not robot.is_active(), 10.0)
+            assert len(robot.since(robot.com_refs, t0)) > 50
+            motion.setMotionConfig([["ENABLE_FOOT_CONTACT_PROTECTION", True], ["ENABLE_STIFFNESS_PROTECTION", False]])
+            assert protections() == [True, False]
+        finally:
+            with robot.cond:
+                robot.fsr_n = WEIGHT_N / 8.0
+            motion.setMotionConfig([["ENABLE_FOOT_CONTACT_PROTECTION", True], ["ENABLE_STIFFNESS_PROTECTION", True]])
+        assert protections() == [True, True]
+
+
+def test_a_walk_from_a_posture_not_walk_ready_first_performs_the_initialization_movement(running):
+    """Seed 003: "If it is not the case, the robot first performs an initialization movement":
+    from Stand, a goal makes the walk send moveInit's targets while the planner holds the plan;
+    once the robot is there, the walk executes the goal."""
+    from rcl_interfaces.srv import SetParametersAtomically
+    from rclpy.parameter import Parameter
+
+    robot = running
+    robot.idle()
+    request = SetParametersAtomically.Request(  # the default (an earlier test may have shortened it)
+        parameters=[Parameter("move_init_timeout_s", value=5.0).to_parameter_msg()])
+    assert robot.call(SetParametersAtomically, "walk/set_parameters_atomically", request).result.successful
+    with robot.cond:
+        robot.q = posture(MODEL, "Stand")
+    time.sleep(0.2)
+    try:
+        start = odom_pose(robot.odom[-1][1])
+        t0 = robot.goal(start[0] + 0.05, start[1], 0.0)
+        assert robot.wait(lambda: any(m.header.frame_id == "walk_move_init" and "LKneePitch" in m.name
+                                      for m in robot.since(robot.targets, t0)), 5.0), "no initialization movement"
+        assert robot.wait(lambda: robot.is_active(), 2.0)  # moveIsActive during the initialization movement
+        time.sleep(1.2)  # longer than the preview window: the plan waits for the posture
+        plan = robot.plan()
+        assert plan.steps and plan.steps[0].start_s - plan.time_s > 0.6
+        assert robot.since(robot.com_refs, t0) == [] and robot.is_active()
+        t_ready = time.monotonic()
+        with robot.cond:
+            robot.q = STAND_INIT.copy()  # the robot got there
+        assert robot.wait(lambda: robot.since(robot.com_refs, t_ready), 3.0), "the walk did not start"
+        assert robot.wait(lambda: not robot.is_active(), 15.0), "the walk did not end"
+        end = odom_pose(robot.odom[-1][1])
+        assert end[0] - start[0] == pytest.approx(0.05, abs=0.01)
+        assert any("initialization movement" in m for m in robot.since(robot.logs, t0))
+    finally:
+        with robot.cond:
+            robot.q = STAND_INIT.copy()

@@ -15,7 +15,7 @@ from ros_probe import SpinningProbe  # noqa: E402
 
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from geometry_msgs.msg import PointStamped  # noqa: E402
-from rcl_interfaces.srv import SetParametersAtomically  # noqa: E402
+from rcl_interfaces.srv import GetParameters, SetParametersAtomically  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_srvs.srv import SetBool  # noqa: E402
@@ -195,11 +195,22 @@ def test_effector_control_and_go_to_balance_through_the_almotion_client(running)
 
     _, robot = running
     robot.wish(START)
-    client = ALMotion()
+    client_logs = []
+    robot.record_logs("wb_test_client", client_logs)
+    client = ALMotion(node_name="wb_test_client")
     try:
         client.wbEnable(True)
-        with pytest.raises(ALMotionError, match="outside the RLeg support polygon"):
-            client.wbEnableBalanceConstraint(True, "RLeg")
+        # NAOqi: "if COM is not inside the desired support polygon, this constraint is not
+        # activated": said by the return value and the log, not by an exception
+        def balance():
+            values = robot.call(GetParameters, "whole_body/get_parameters", GetParameters.Request(
+                names=["balance_constraint", "balance_support"])).values
+            return values[0].bool_value, values[1].string_value
+
+        before = balance()
+        assert client.wbEnableBalanceConstraint(True, "RLeg") is False
+        assert balance() == before != (True, "RLeg")  # nothing changed
+        assert robot.wait(lambda: any("outside the RLeg support polygon" in m for m in client_logs), 5.0)
         with pytest.raises(ALMotionError, match="unknown effector"):
             client.wbEnableEffectorControl("Tail", True)
         client.wbEnableEffectorControl("LArm", True)
@@ -211,9 +222,12 @@ def test_effector_control_and_go_to_balance_through_the_almotion_client(running)
         reached = FK.position_in_space(FK.compute(robot.settle()), "LArm", FRAME_ROBOT)[:3]
         assert np.linalg.norm(reached - target) < 1e-3
         client.wbEnableEffectorControl("LArm", False)
+        # a target the node refuses reaches the caller with the reason
+        with pytest.raises(ALMotionError, match="effector control of LArm is not enabled"):
+            client.wbSetEffectorControl("LArm", target.tolist())
 
         client.wbGoToBalance("RLeg", 1.0)
-        client.wbEnableBalanceConstraint(True, "RLeg")  # the COM is over the right foot now
+        assert client.wbEnableBalanceConstraint(True, "RLeg") is True  # the COM is over the right foot now
         with pytest.raises(ALMotionError, match="needs the right foot Fixed"):
             client.wbFootState("Plane", "RLeg")
         client.wbEnableBalanceConstraint(True, "Legs")

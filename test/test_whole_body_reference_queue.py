@@ -51,3 +51,16 @@ def test_old_references_end_the_walk_and_out_of_order_ones_are_dropped():
     add(queue, 1.50, 1.5)  # older than what is kept: ignored
     assert queue.select(2.00, 0.1).com_world_m[0] == 2.0
     assert queue.select(1.99, 0.1) is None  # nothing kept at or before 1.99 within the timeout
+
+
+def test_the_torso_tilt_joins_its_stamp_whether_it_comes_before_or_after_the_com_and_feet():
+    queue = WalkReferenceQueue()
+    queue.add_torso_tilt(1.00, (0.05, -0.1))  # before
+    add(queue, 1.00, 0.0)
+    add(queue, 1.01, 0.1)
+    queue.add_torso_tilt(1.01, (0.02, 0.03))  # after
+    add(queue, 1.02, 0.2)  # none: upright
+    assert queue.select(1.00, 0.1).torso_tilt_rad == (0.05, -0.1)
+    reference = queue.select(1.01, 0.1)
+    assert reference.torso_tilt_rad == (0.02, 0.03) and reference.com_world_m[0] == 0.1
+    assert queue.select(1.02, 0.1).torso_tilt_rad == (0.0, 0.0)

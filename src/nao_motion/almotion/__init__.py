@@ -14,12 +14,13 @@ from .locomotion import LocomotionMethods
 from .motion_commands import MotionCommandMethods
 from .walk import WalkMethods
 from .whole_body import WholeBodyMethods
+from .world_frame import WorldFrameMethods
 
 FRAME_TORSO, FRAME_WORLD, FRAME_ROBOT = 0, 1, 2
 
 
 class ALMotion(KinematicsMethods, MotionCommandMethods, CollisionMethods, WholeBodyMethods, WalkMethods,
-              LocomotionMethods, ClientBase):
+              LocomotionMethods, WorldFrameMethods, ClientBase):
     """NAOqi ALMotion methods backed by the suite's topics, services and parameters."""
 
 

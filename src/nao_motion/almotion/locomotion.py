@@ -8,12 +8,16 @@ footstep planner node's topics, services and parameters (see nodes/footstep_plan
   ``[[left pairs], [right pairs]]`` become the node's per-foot parameters, "Frequency" its
   ``frequency``), then sends the command. A ROS user's later ``cmd_vel`` walks with it too.
 * moveTo(x, y, theta) is relative to the robot position of the latest ``footsteps/plan`` (the
-  planted feet' midpoint) and is sent as a ``goal_pose`` in ``odom``.
+  planted feet' midpoint) and is sent as a ``goal_pose`` in ``odom``. Its fourth argument is a
+  move config, or NAOqi's older normalised step frequency (``moveTo(1.0, 0.0, 0.0, 1.0)``, seed
+  003), which is sent as ``MaxStepFrequency``: moveTo walks at Frequency 1, and the step period
+  depends on Frequency x MaxStepFrequency only, so both give the same steps.
 * Arguments are checked with the planner's own validation before anything is sent, so a refused
   call raises :class:`ALMotionError` with the reason and changes nothing. A command is confirmed
   by the plan's accepted/refused counters; moveTo and setFootStepsWithSpeed then block (as in
   NAOqi) until the plan is empty, waiting on the node's clock as published.
-* getFootSteps / getNextRobotPosition / moveIsActive decode the latest ``footsteps/plan``.
+* getFootSteps / getNextRobotPosition / moveIsActive decode the latest ``footsteps/plan``;
+  getNextRobotPosition(True) starts from the measured robot position (``world_frame``).
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from ..ros.qos import LATCHED_QOS
 from .client_base import ALMotionError
 
 PLANNER_NODE = "footstep_planner"
+MAX_STEP_FREQUENCY_KEY = "MaxStepFrequency"
 
 
 class LocomotionMethods:
@@ -58,8 +63,13 @@ class LocomotionMethods:
 
     # --- NAOqi methods ------------------------------------------------------------------
     def moveTo(self, x: float, y: float, theta: float, moveConfig=None) -> None:
-        """Blocking: walk to (x m, y m, theta rad) relative to the robot; one config for both feet."""
+        """Blocking: walk to (x m, y m, theta rad) relative to the robot; one config for both
+        feet, or a normalised step frequency in [0, 1]."""
         target = Pose2D(*self._loco_numbers((x, y, theta), "moveTo"))
+        if isinstance(moveConfig, Real) and not isinstance(moveConfig, bool):
+            if not (math.isfinite(moveConfig) and 0.0 <= moveConfig <= 1.0):
+                raise ALMotionError(f"moveTo refused: the step frequency must be in [0, 1], got {moveConfig!r}")
+            moveConfig = [[MAX_STEP_FREQUENCY_KEY, float(moveConfig)]]
         self._loco_set_config(moveConfig, per_foot=False)
         goal = (self._loco_plan().robot_position() * target).normalized()
         msg = PoseStamped()
@@ -93,9 +103,14 @@ class LocomotionMethods:
         return self._loco_plan().foot_steps()
 
     def getNextRobotPosition(self, useSensors: bool = False) -> list[float]:
-        """[x, y, theta] of the robot (odom) after the last unchangeable step. ``useSensors`` is
-        accepted for NAOqi's older signature; the plan has no sensed position."""
-        return self._loco_plan().next_robot_position().as_list()
+        """[x, y, theta] of the robot (FRAME_WORLD, ``odom``) after the last unchangeable step:
+        the plan's; with ``useSensors`` the measured robot position (getRobotPosition(True))
+        moved by what those steps still do."""
+        plan = self._loco_plan()
+        if not useSensors:
+            return plan.next_robot_position().as_list()
+        ahead = plan.next_robot_position().relative_to(plan.robot_position())
+        return (self._robot_position(True) * ahead).normalized().as_list()
 
     def getMoveConfig(self, config: str) -> list:
         """NAOqi's "Max", "Min" or "Default" move config: [[key, value], ...] of the settable keys."""
@@ -115,7 +130,8 @@ class LocomotionMethods:
         self._loco_trigger(self._loco_stop_client, "stopMove")
 
     def killMove(self) -> None:
-        """Stop at once, the step in progress included."""
+        """Stop at once, the step in progress included: no settling (a foot in the air is set
+        straight down, then the walk ends; README, walk)."""
         self._loco_trigger(self._loco_kill_client, "killMove")
 
     # --- commands -----------------------------------------------------------------------

@@ -1,39 +1,44 @@
 """ALMotion's walk methods: moveInit, moveIsActive, waitUntilMoveIsFinished, getRobotPosition,
-setMoveArmsEnabled, getMoveArmsEnabled, and the non-blocking ``post`` calls (``post.moveTo``,
+setMoveArmsEnabled, getMoveArmsEnabled, setMotionConfig, and the non-blocking ``post`` calls (``post.moveTo``,
 ``wait``, ``isRunning``), over the walk node's topics, service and parameters (see
 nodes/walk_node.py). Builds on the locomotion methods (the planner's plan and commands).
 
 * moveIsActive: with the walk node running (its latched ``walk/active`` was received), True
   while the walk executes steps or its centre of mass settles, or while the plan still holds
   steps (a command sent, the walk about to start); without it, while the plan holds steps.
+  Also while a posted locomotion call (``post.moveTo(...)``) runs.
 * moveTo and setFootStepsWithSpeed block until the plan is empty and then, with the walk node,
   until the walk has ended (NAOqi: "blocking until walk process is finished");
-  waitUntilMoveIsFinished likewise.
-* getRobotPosition(useSensors): [x, y, theta] in ``odom`` (this suite's FRAME_WORLD): True the
-  walk node's odometry (the measured pose), False the planner's robot position (the commanded
-  planted feet' midpoint).
+  waitUntilMoveIsFinished likewise, after the posted locomotion calls (raising the error of one
+  that failed: ``post``).
+* setMotionConfig([[key, value], ...]): NAOqi's walk protections, ENABLE_FOOT_CONTACT_PROTECTION
+  and ENABLE_STIFFNESS_PROTECTION (True / False), set together on the walk node
+  (``foot_contact_protection``, ``stiffness_protection``); any other ALMotion.xml key is refused
+  with the list of those this suite has, and nothing is changed.
+* getRobotPosition(useSensors): [x, y, theta] of FRAME_ROBOT in FRAME_WORLD (``odom``,
+  ``world_frame``): True from the walk node's odometry (the measured pose), False the planner's
+  robot position (the commanded planted feet' midpoint).
 """
 
 from __future__ import annotations
 
-import math
 import threading
-import time
 
-from nav_msgs.msg import Odometry
 from rcl_interfaces.srv import GetParameters, SetParametersAtomically
 from rclpy.parameter import Parameter
 from std_msgs.msg import Bool
 from std_srvs.srv import Trigger
 
 from ..ros.qos import LATCHED_QOS
-from ..ros.sampled import SampledSubscription
 from .client_base import ALMotionError
 from .post import PostMethods
 
 WALK_NODE = "walk"
 ARM_CHAINS = ("LArm", "RArm")
 MOVE_INIT_TIMEOUT_S = 5.0  # the node's move_init_timeout_s default, waited for on top of the client's timeout
+# NAOqi's setMotionConfig keys -> the walk node's parameters.
+MOTION_CONFIG_PARAMETERS = {"ENABLE_FOOT_CONTACT_PROTECTION": "foot_contact_protection",
+                            "ENABLE_STIFFNESS_PROTECTION": "stiffness_protection"}
 SETTLE_TIMEOUT_S = 3.0  # the walk ends at most 2 s after its last step (walk_node.MAX_SETTLE_S)
 
 
@@ -44,8 +49,6 @@ class WalkMethods(PostMethods):
         self._walk_state = threading.Condition()
         self._walk_active: bool | None = None  # None: no walk node seen
         node.create_subscription(Bool, f"{WALK_NODE}/active", self._on_walk_active, LATCHED_QOS)
-        self._odometry = SampledSubscription(node, Odometry, "odom")  # 100 Hz: read when asked
-        self._robot_position: list[float] | None = None
         self._walk_init_client = node.create_client(Trigger, f"{WALK_NODE}/move_init")
         self._walk_set_client = node.create_client(SetParametersAtomically, f"{WALK_NODE}/set_parameters_atomically")
         self._walk_get_client = node.create_client(GetParameters, f"{WALK_NODE}/get_parameters")
@@ -61,9 +64,10 @@ class WalkMethods(PostMethods):
     def moveIsActive(self) -> bool:
         with self._walk_state:
             active = self._walk_active
-        return bool(active) or super().moveIsActive()
+        return bool(active) or self.post.moving() or super().moveIsActive()
 
     def waitUntilMoveIsFinished(self) -> None:
+        self.post.wait_moves()
         super().waitUntilMoveIsFinished()
         self._walk_wait_ended()
 
@@ -76,19 +80,9 @@ class WalkMethods(PostMethods):
         self._walk_wait_ended()
 
     def getRobotPosition(self, useSensors: bool) -> list[float]:
-        """[x, y, theta] (m, rad) in odom: measured (odometry) or commanded (the plan's feet)."""
-        if not useSensors:
-            return self._loco_plan().robot_position().as_list()
-        deadline = time.monotonic() + self.timeout_s
-        while (msg := self._odometry.take_latest()) is None and self._robot_position is None:
-            if time.monotonic() > deadline:
-                raise ALMotionError(f"no odom within {self.timeout_s} s: is the walk node running?")
-            time.sleep(0.01)
-        if msg is not None:
-            p, q = msg.pose.pose.position, msg.pose.pose.orientation
-            yaw = math.atan2(2.0 * (q.w * q.z + q.x * q.y), 1.0 - 2.0 * (q.y * q.y + q.z * q.z))
-            self._robot_position = [p.x, p.y, yaw]
-        return list(self._robot_position)
+        """[x, y, theta] (m, rad) of FRAME_ROBOT in FRAME_WORLD: measured (the walk's odometry)
+        or commanded (the plan's planted feet)."""
+        return self._robot_position(bool(useSensors)).as_list()
 
     def setMoveArmsEnabled(self, leftArmEnable: bool, rightArmEnable: bool) -> None:
         """Arm swing while walking, per arm (user arm commands take priority anyway)."""
@@ -107,6 +101,25 @@ class WalkMethods(PostMethods):
         request = GetParameters.Request(names=[f"move_arms_enabled.{chain}" for chain in chains])
         values = self.call_service(self._walk_get_client, request, "walk node").values
         return all(v.bool_value for v in values)
+
+    def setMotionConfig(self, config) -> None:
+        """NAOqi's motion configuration, [[key, value], ...]: the walk's protections."""
+        values = {}
+        for entry in config if isinstance(config, (list, tuple)) else [config]:
+            if not (isinstance(entry, (list, tuple)) and len(entry) == 2):
+                raise ALMotionError(f"setMotionConfig: {entry!r} is not a [key, value] pair")
+            key, value = entry
+            if key not in MOTION_CONFIG_PARAMETERS:
+                raise ALMotionError(f"setMotionConfig: unknown key {key!r}; this suite has "
+                                    f"{', '.join(MOTION_CONFIG_PARAMETERS)}")
+            if not isinstance(value, bool):
+                raise ALMotionError(f"setMotionConfig: {key} must be True or False, got {value!r}")
+            values[MOTION_CONFIG_PARAMETERS[key]] = value
+        request = SetParametersAtomically.Request(
+            parameters=[Parameter(name, value=value).to_parameter_msg() for name, value in values.items()])
+        result = self.call_service(self._walk_set_client, request, "walk node").result
+        if not result.successful:
+            raise ALMotionError(f"setMotionConfig refused: {result.reason}")
 
     # --- plumbing -----------------------------------------------------------------------
     def _on_walk_active(self, msg: Bool) -> None:

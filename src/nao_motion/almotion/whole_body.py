@@ -4,8 +4,12 @@ service, parameters and topics (see nodes/whole_body_node.py).
 
 Arguments are checked here with the node's own vocabulary (wholebody.modes) so a malformed call
 raises :class:`ALMotionError` at once; a combination the node refuses (a balance constraint the
-foot states do not allow, a centre of mass outside the new polygon, ...) raises it with the
-node's reason. Nothing is changed when a call is refused.
+foot states do not allow, ...) raises it with the node's reason. Nothing is changed when a call
+is refused. One refusal is NAOqi's documented behaviour, not an error: a balance constraint
+asked while the centre of mass is outside its polygon "is not activated";
+wbEnableBalanceConstraint then returns False and logs the reason. wbSetEffectorControl's target
+goes on a topic, which answers nothing: the client first reads the node's
+``effector_control.<name>`` and refuses, with the node's reason, a target it would refuse.
 """
 
 from __future__ import annotations
@@ -16,13 +20,14 @@ from numbers import Real
 
 import numpy as np
 from geometry_msgs.msg import PointStamped, Vector3Stamped
-from rcl_interfaces.srv import SetParametersAtomically
+from rcl_interfaces.srv import GetParameters, SetParametersAtomically
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 from std_srvs.srv import SetBool, Trigger
 
 from ..ros.qos import CYCLE_QOS
-from ..wholebody.modes import EFFECTORS, SUPPORT_FEET, SUPPORT_LEGS, check_effector, check_support_leg, parse_foot_state
+from ..wholebody.modes import (BALANCE_NOT_ACTIVATED, EFFECTORS, SUPPORT_FEET, SUPPORT_LEGS, check_effector,
+                               check_effector_enabled, check_support_leg, parse_foot_state)
 from .client_base import ALMotionError
 
 WHOLE_BODY_NODE = "whole_body"
@@ -35,6 +40,7 @@ class WholeBodyMethods:
         self._wb_enable_client = node.create_client(SetBool, f"{WHOLE_BODY_NODE}/enable")
         self._wb_parameters_client = node.create_client(
             SetParametersAtomically, f"{WHOLE_BODY_NODE}/set_parameters_atomically")
+        self._wb_get_parameters_client = node.create_client(GetParameters, f"{WHOLE_BODY_NODE}/get_parameters")
         self._wb_balance_clients = {support: node.create_client(Trigger, f"{WHOLE_BODY_NODE}/go_to_balance/{support}")
                                     for support in SUPPORT_LEGS}
         self._wb_effector_pubs = {
@@ -64,14 +70,23 @@ class WholeBodyMethods:
         self._wb_set({f"{foot}_foot_state": stateName for foot in SUPPORT_FEET[supportLeg]},
                      f"wbFootState({stateName!r}, {supportLeg!r})")
 
-    def wbEnableBalanceConstraint(self, isEnable: bool, supportLeg: str) -> None:
-        """Keep (or stop keeping) the centre of mass inside the support polygon of supportLeg."""
+    def wbEnableBalanceConstraint(self, isEnable: bool, supportLeg: str) -> bool:
+        """Keep (or stop keeping) the centre of mass inside the support polygon of supportLeg.
+        False (and a warning with the reason) when the constraint is not activated because the
+        centre of mass is outside that polygon (NAOqi)."""
         try:
             check_support_leg(supportLeg)
         except ValueError as err:
             raise ALMotionError(str(err)) from None
-        self._wb_set({"balance_constraint": bool(isEnable), "balance_support": supportLeg},
-                     f"wbEnableBalanceConstraint({bool(isEnable)}, {supportLeg!r})")
+        call = f"wbEnableBalanceConstraint({bool(isEnable)}, {supportLeg!r})"
+        try:
+            self._wb_set({"balance_constraint": bool(isEnable), "balance_support": supportLeg}, call)
+        except ALMotionError as err:
+            if BALANCE_NOT_ACTIVATED not in str(err):
+                raise
+            self.node.get_logger().warning(str(err))
+            return False
+        return True
 
     def wbEnableEffectorControl(self, effectorName: str, isEnabled: bool) -> None:
         """Control "Head" (orientation), "LArm" or "RArm" (position); enabling enables the balancer."""
@@ -81,11 +96,18 @@ class WholeBodyMethods:
 
     def wbSetEffectorControl(self, effectorName: str, targetCoordinate) -> None:
         """Target in FRAME_ROBOT: Head (wx, wy, wz) rad, LArm / RArm (x, y, z) m. Unreachable
-        targets end at the nearest feasible pose."""
+        targets end at the nearest feasible pose. Checked as the node checks it (the target is a
+        topic, which answers nothing): refused with the reason, nothing sent."""
         self._wb_check_effector(effectorName)
         values = list(targetCoordinate) if not isinstance(targetCoordinate, str) else []
         if len(values) != 3 or not all(isinstance(v, Real) and np.isfinite(v) for v in values):
             raise ALMotionError(f"targetCoordinate must be 3 finite numbers, got {targetCoordinate!r}")
+        request = GetParameters.Request(names=[f"effector_control.{effectorName}"])
+        enabled = self.call_service(self._wb_get_parameters_client, request, "whole body node").values[0].bool_value
+        try:
+            check_effector_enabled(effectorName, (effectorName,) if enabled else ())
+        except ValueError as err:
+            raise ALMotionError(f"wbSetEffectorControl refused: {err}") from None
         x, y, z = (float(v) for v in values)
         if effectorName == "Head":
             msg = Vector3Stamped()

@@ -289,6 +289,12 @@ class FootstepPlanner:
         self._queue.replace_changeable(closing)
         self._set_mode(WalkMode.STOPPING)
 
+    def hold_start(self) -> None:
+        """The walk is not ready for the plan yet (its initialization movement, NAOqi: "the robot
+        first performs an initialization movement"): a plan that has not started keeps its first
+        step one preview window ahead. Called every cycle while the walk says so."""
+        self._queue.postpone_start(self._queue.now_s + self._queue.preview_s)
+
     def kill_move(self) -> None:
         """Stop at once: every step is dropped, the one in progress included."""
         self._queue.clear()

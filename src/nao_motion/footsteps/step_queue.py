@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from dataclasses import replace
 
 from .errors import InvalidCommandError
 from .footstep import FeetState, Footstep
@@ -102,6 +103,15 @@ class StepQueue:
         """Keep the unchangeable steps and put ``new_steps`` after them."""
         del self._steps[self.unchangeable_count():]
         self._steps.extend(new_steps)
+
+    def postpone_start(self, start_s: float) -> None:
+        """A plan that has not started yet starts at ``start_s`` instead (every step shifted by
+        as much), if that is later; a plan under way is left as it is."""
+        if not self._steps or self._steps[0].start_s <= self._feet.time_s + _TIME_EPS_S:
+            return
+        shift_s = start_s - self._steps[0].start_s
+        if shift_s > 0.0:
+            self._steps = [replace(s, start_s=s.start_s + shift_s, end_s=s.end_s + shift_s) for s in self._steps]
 
     def append(self, new_steps: Iterable[Footstep]) -> None:
         self._steps.extend(new_steps)

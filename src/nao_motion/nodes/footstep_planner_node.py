@@ -15,6 +15,7 @@ walk generator executes them).
 | sub | `cmd_vel` | geometry_msgs/Twist | move(linear.x m/s, linear.y m/s, angular.z rad/s), robot frame; other fields ignored; a zero twist stops like stopMove. Move config: the gait parameters (per-foot ones included) and `frequency` |
 | sub | `cmd_vel_normalized` | geometry_msgs/Twist | moveToward(linear.x, linear.y, angular.z), each in [-1, 1] (fractions of the maximum step); same config as `cmd_vel` |
 | sub | `goal_pose` | geometry_msgs/PoseStamped | moveTo the pose (rviz "2D Goal Pose"): frame `odom` or "" as is, any other frame through /tf into `odom`; position x, y and yaw used. Config: the common gait parameters (NAOqi's moveTo takes no per-foot keys nor Frequency). Refused (plan kept): unknown frame, NaN/inf, zero quaternion, farther than `max_goal_distance_m` |
+| sub | `walk/initializing` | std_msgs/Bool (transient local) | the walk node's initialization movement (NAOqi: a walk from a posture that is not walk-ready first performs one): while true, a plan that has not started keeps its first step one preview window ahead |
 | sub | `footsteps/request` | std_msgs/Float64MultiArray | setFootSteps / setFootStepsWithSpeed (legs, poses relative to the other foot, times or speeds, clearExisting); layout in `nao_motion.ros.footstep_messages` |
 | pub | `footsteps/plan` | std_msgs/Float64MultiArray (transient local) | planted feet + every planned step (leg, times on the node's clock, poses in `odom`, gait values, unchangeable flag), on every change and at 2 Hz; layout and codec in `nao_motion.ros.footstep_messages` |
 | pub | `footsteps/markers` | visualization_msgs/MarkerArray | with the plan while subscribed, frame `odom`: NAO sole boxes; left green, right red; planted feet dark, unchangeable steps opaque, changeable steps translucent |
@@ -44,7 +45,7 @@ from diagnostic_msgs.msg import DiagnosticStatus
 from geometry_msgs.msg import PoseStamped, Twist
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
-from std_msgs.msg import ColorRGBA, Float64MultiArray
+from std_msgs.msg import Bool, ColorRGBA, Float64MultiArray
 from std_srvs.srv import Trigger
 from visualization_msgs.msg import Marker, MarkerArray
 
@@ -96,6 +97,8 @@ class FootstepPlannerNode(Node):
         self.create_subscription(Twist, "cmd_vel_normalized", self.on_cmd_vel_normalized, 10)
         self.create_subscription(PoseStamped, "goal_pose", self.on_goal_pose, 10)
         self.create_subscription(Float64MultiArray, "footsteps/request", self.on_footsteps_request, 10)
+        self.walk_initializing = False
+        self.create_subscription(Bool, "walk/initializing", self.on_walk_initializing, LATCHED_QOS)
         self.create_service(Trigger, "stop_move", self.on_stop_move)
         self.create_service(Trigger, "kill_move", self.on_kill_move)
 
@@ -156,6 +159,8 @@ class FootstepPlannerNode(Node):
             self.planner.reset(feet.left, feet.right, now_s)
             throttled_warning(self, "clock", "the clock went backwards: plan dropped, feet kept")
         self.planner.advance_to(now_s)
+        if self.walk_initializing:
+            self.planner.hold_start()
 
     def _command(self, source: str, command: Callable[[], None]) -> bool:
         """Run a planner command now; a refusal keeps the plan and is logged with the reason."""
@@ -216,6 +221,9 @@ class FootstepPlannerNode(Node):
             except KeyError:
                 raise ValueError(f"unknown frame {frame!r}: no transform to {ODOM_FRAME!r} on /tf") from None
         return Pose2D.from_transform(pose)
+
+    def on_walk_initializing(self, msg: Bool) -> None:
+        self.walk_initializing = msg.data
 
     def on_footsteps_request(self, msg: Float64MultiArray) -> None:
         try:

@@ -26,12 +26,14 @@ first read it. Plans, user commands, stiffness and services are ordinary callbac
 | pub | `whole_body/com_reference` | geometry_msgs/PointStamped | CoM for the next cycle, m, ``wb_world``; stamped with that cycle's time (the `joint_states` stamp + one cycle, ``REFERENCE_LEAD_CYCLES``) |
 | pub | `whole_body/foot_references` | geometry_msgs/PoseArray | [left sole, right sole] for the next cycle, ``wb_world``; stamped like `whole_body/com_reference` |
 | pub | `whole_body/support` | std_msgs/String | ``Legs``, ``LLeg`` or ``RLeg`` |
+| pub | `whole_body/torso_reference` | geometry_msgs/Vector3Stamped | the torso's tilt for the next cycle: x = TorsoWx, y = TorsoWy (rad; the step's peak values times the swing foot's lift profile), about the feet's mean heading; stamped like `whole_body/com_reference`; only when not upright (the whole body's default) |
 | pub | `walk/zmp`, `walk/com` | geometry_msgs/PointStamped | planned ZMP (z = 0) and CoM, m, ``odom``, while walking and subscribed |
 | pub | `walk/com_measured` | geometry_msgs/PointStamped | CoM from torso pose + FK of `joint_states`, m, ``odom``, while subscribed |
 | pub | `odom` | nav_msgs/Odometry | base_footprint in ``odom`` (x, y, yaw; twist in ``base_footprint``) from torso pose + FK |
 | pub | `/tf` | tf2_msgs/TFMessage | ``odom -> base_footprint`` (the kinematics node publishes base_footprint -> base_link) |
 | pub | `walk/active` | std_msgs/Bool (transient local) | moveIsActive: on every change and at 1 Hz |
-| pub | `joint_targets` | sensor_msgs/JointState | arm swing (L/RShoulderPitch only, `header.frame_id` ``walk_arm_swing``) and moveInit's posture (``walk_move_init``) |
+| pub | `walk/initializing` | std_msgs/Bool (transient local) | true while the walk performs its initialization movement (steps planned, the posture not walk-ready): the footstep planner holds the plan's start meanwhile; on every change |
+| pub | `joint_targets` | sensor_msgs/JointState | arm swing (L/RShoulderPitch only, `header.frame_id` ``walk_arm_swing``) and moveInit's posture (``walk_move_init``, at 0.3 x each joint's maximum speed), sent by moveInit and by a walk that starts from a posture that is not walk-ready (the initialization movement) |
 | pub | `walk/markers` | visualization_msgs/MarkerArray | at most 10 Hz while walking and subscribed, ``odom``: planned ZMP, planned CoM, the planned CoM's path |
 | pub | `/diagnostics` | diagnostic_msgs/DiagnosticArray | 1 Hz: cycle time, state, last reason, steps, foot forces, leg stiffness, CoM feedback error; WARN without `joint_states` |
 | srv | `walk/move_init` | std_srvs/Trigger | moveInit: the walk's posture (StandInit, legs and arms) as `joint_targets`; answers when reached (0.05 rad) or after `move_init_timeout_s` |
@@ -68,7 +70,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 from diagnostic_msgs.msg import DiagnosticStatus
-from geometry_msgs.msg import Point, PointStamped, Pose, PoseArray, PoseStamped
+from geometry_msgs.msg import Point, PointStamped, Pose, PoseArray, PoseStamped, Vector3Stamped
 from nav_msgs.msg import Odometry
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
@@ -147,7 +149,7 @@ PARAMETER_DESCRIPTIONS = {
     "stiffness_protection": "no walk while a leg joint's stiffness is <= 0.6",
     "user_arm_hold_s": "an arm commanded by the user swings again this long (s, > 0) after the command",
     "stale_timeout_s": "joint_states / torso pose / FSR older than this (s, > 0) are not used",
-    "move_init_timeout_s": "walk/move_init gives up after this long (s, > 0)",
+    "move_init_timeout_s": "walk/move_init and the initialization movement give up after this long (s, > 0)",
 }
 
 
@@ -185,11 +187,13 @@ class WalkNode(Node):
         self.com_reference_pub = self.create_publisher(PointStamped, "whole_body/com_reference", CYCLE_QOS)
         self.foot_references_pub = self.create_publisher(PoseArray, "whole_body/foot_references", CYCLE_QOS)
         self.support_pub = self.create_publisher(String, "whole_body/support", CYCLE_QOS)
+        self.torso_reference_pub = self.create_publisher(Vector3Stamped, "whole_body/torso_reference", CYCLE_QOS)
         self.zmp_pub = self.create_publisher(PointStamped, "walk/zmp", CYCLE_QOS)
         self.com_pub = self.create_publisher(PointStamped, "walk/com", CYCLE_QOS)
         self.com_measured_pub = self.create_publisher(PointStamped, "walk/com_measured", CYCLE_QOS)
         self.odom_pub = self.create_publisher(Odometry, "odom", 10)
         self.active_pub = self.create_publisher(Bool, "walk/active", LATCHED_QOS)
+        self.initializing_pub = self.create_publisher(Bool, "walk/initializing", LATCHED_QOS)
         self.targets_pub = self.create_publisher(JointState, "joint_targets", CYCLE_QOS)
         self.marker_pub = self.create_publisher(MarkerArray, "walk/markers", 10)
         self.tf = TfPublisher(self)
@@ -219,6 +223,8 @@ class WalkNode(Node):
             feet, [f"poses[{i}].{field}" for i in (0, 1) for field in ("position", "orientation")], ["header.stamp"])
         self.foot_values = np.zeros((2, 7))
         self.support_msg = String()
+        self.torso_reference_msg = Vector3Stamped()
+        self.torso_reference_msg.header.frame_id = WORLD_FRAME
         self.zmp_msg, self.com_msg, self.com_measured_msg = PointStamped(), PointStamped(), PointStamped()
         for msg in (self.zmp_msg, self.com_msg, self.com_measured_msg):
             msg.header.frame_id = ODOM_FRAME
@@ -230,7 +236,8 @@ class WalkNode(Node):
             [transform_stamped(ODOM_FRAME, FOOTPRINT_FRAME, np.eye(4), self.get_clock().now().to_msg())])
         c = self.controller
         self.init_msg = JointState(name=[self.model.joint_names[i] for i in c.init_indices],
-                                   position=c.init_q[c.init_indices].tolist())
+                                   position=c.init_q[c.init_indices].tolist(),
+                                   velocity=c.init_speeds_radps[c.init_indices].tolist())
         self.init_msg.header.frame_id = MOVE_INIT_FRAME
         speed = c.walk_config.arms.max_rate_radps
         self.arm_msgs = {arms: JointState(name=[ARM_SWING_JOINTS[i] for i in arms], position=[0.0] * len(arms),
@@ -241,12 +248,14 @@ class WalkNode(Node):
         self.last_markers_s = -math.inf
         self.active_msg = Bool(data=False)
         self.last_active_s = -math.inf
+        self.initializing_msg = Bool(data=False)
 
         self.last_out: WalkOutputs | None = None  # of the latest cycle, for the diagnostics
         self.diagnostics = CycleDiagnostics(self, "walk", self.model.cycle_time_s, self._diagnose)
         self.diagnostics.set_status(DiagnosticStatus.WARN, "waiting for joint_states")
         self.create_timer(WATCHDOG_PERIOD_S, self.on_watchdog)
         self._publish_active(-math.inf)  # latched: moveIsActive is answered before the first cycle
+        self.initializing_pub.publish(self.initializing_msg)
         self.get_logger().info(f"walk for NAO {version}: CoM height {c.walk_config.com_height_m:.4f} m "
                                f"({WALK_POSTURE}), preview {c.walk_config.preview.preview_s} s, cycle on "
                                f"joint_states")
@@ -395,6 +404,13 @@ class WalkNode(Node):
             throttled_warning(self, key, text, 1.0)
         if out.kill_move:
             self._kill_move()
+        if out.move_init:
+            self.init_msg.header.stamp = stamp
+            self.targets_pub.publish(self.init_msg)
+            self.get_logger().info(f"initialization movement: {out.reason}")
+        if (out.state is WalkState.INITIALIZING) != self.initializing_msg.data:
+            self.initializing_msg.data = out.state is WalkState.INITIALIZING
+            self.initializing_pub.publish(self.initializing_msg)
         if out.started:
             self.trail.clear()
             self.get_logger().info("walk started")
@@ -442,9 +458,13 @@ class WalkNode(Node):
         self.foot_references_image.set_floats(self.foot_values.ravel())
         self.foot_references_image.set_stamp(stamp.sec, stamp.nanosec)
         self.support_msg.data = ref.support
+        self.torso_reference_msg.header.stamp = stamp
+        self.torso_reference_msg.vector.x, self.torso_reference_msg.vector.y = ref.torso_tilt_rad
         # The support first: the whole-body node runs its cycle once the COM and the feet of this
         # cycle (same stamp) have arrived, with the support it has then.
         self.support_pub.publish(self.support_msg)
+        if ref.torso_tilt_rad != (0.0, 0.0):  # upright is the whole body's default: nothing to send
+            self.torso_reference_pub.publish(self.torso_reference_msg)
         self.com_reference_image.publish(self.com_reference_pub)
         self.foot_references_image.publish(self.foot_references_pub)
         self.zmp_msg.header.stamp = self.com_msg.header.stamp = stamp

@@ -23,6 +23,7 @@ started (FRAME_ROBOT then); while the QP is off it follows FRAME_ROBOT.
 | sub | `whole_body/com_reference` | geometry_msgs/PointStamped | walk: centre-of-mass position this cycle, m, frame `wb_world` ("" accepted), stamped like the `joint_states` of its cycle |
 | sub | `whole_body/foot_references` | geometry_msgs/PoseArray | walk: [left sole, right sole] poses this cycle, frame `wb_world`, stamped like the `joint_states` of its cycle |
 | sub | `whole_body/support` | std_msgs/String | walk: "Legs" (both feet held), "LLeg" or "RLeg" (that foot held, the other follows its reference); default "Legs" |
+| sub | `whole_body/torso_reference` | geometry_msgs/Vector3Stamped | walk (optional: upright without it): the torso's tilt this cycle, x = TorsoWx, y = TorsoWy, rad, about the feet's mean heading in `wb_world` ("" accepted), within the gait table's +-7 deg; stamped like `whole_body/com_reference` |
 | pub | `joint_commands` | sensor_msgs/JointState | all 26 joints, rad, every cycle once every kinematic joint was measured |
 | pub | `whole_body/torso_pose` | geometry_msgs/PoseStamped | the torso's pose in `wb_world` (the walk's references are in this frame) |
 | pub | `whole_body/markers` | visualization_msgs/MarkerArray | at most 10 Hz while subscribed, frame `torso`: centre of mass and its floor projection, support polygon (balance constraint's, else grounded feet's), margin polygon, margin text |
@@ -30,7 +31,7 @@ started (FRAME_ROBOT then); while the QP is off it follows FRAME_ROBOT.
 | srv | `whole_body/enable` | std_srvs/SetBool | wbEnable(true/false); disabling also ends effector control |
 | srv | `whole_body/go_to_balance/Legs`, `/LLeg`, `/RLeg` | std_srvs/Trigger | wbGoToBalance(supportLeg, `go_to_balance_duration_s`): COM over that support's centre, then held |
 | param | `left_foot_state`, `right_foot_state` | string | wbFootState: "Fixed", "Plane" or "Free" (default Fixed). Set both atomically for "Legs" |
-| param | `balance_constraint`, `balance_support` | bool, string | wbEnableBalanceConstraint(isEnable, "Legs"/"LLeg"/"RLeg"); refused combinations and a COM outside the new polygon return the reason |
+| param | `balance_constraint`, `balance_support` | bool, string | wbEnableBalanceConstraint(isEnable, "Legs"/"LLeg"/"RLeg"); refused combinations and a COM outside the new polygon return the reason (the latter starting "balance constraint not activated", NAOqi's wording) |
 | param | `effector_control.Head`, `.LArm`, `.RArm` | bool | wbEnableEffectorControl: enabling enables the balancer and keeps balance on Legs |
 | param | `margin_m` | double | COM distance kept from the polygon's edges (0.01 m) |
 | param | `go_to_balance_duration_s` | double | duration of the go_to_balance services (2.0 s) |
@@ -60,6 +61,7 @@ from std_msgs.msg import ColorRGBA, String
 from std_srvs.srv import SetBool, Trigger
 from visualization_msgs.msg import Marker, MarkerArray
 
+from ..footsteps.gait_config import GAIT_PARAMETERS
 from ..joint_input import JointInputError, parse_joint_values
 from ..model import SUPPORTED_VERSIONS, NaoModel
 from ..ros.conversions import (
@@ -86,6 +88,7 @@ from ..wholebody.reference_queue import DEFAULT_REFERENCE_TIMEOUT_S, WalkReferen
 from ..wholebody.modes import EFFECTORS, SUPPORT_LEGS, parse_foot_state
 
 WORLD_FRAME = "wb_world"
+MAX_TORSO_TILT_RAD = max(GAIT_PARAMETERS[key].maximum for key in ("TorsoWx", "TorsoWy"))
 ROBOT_FRAMES = ("", "FRAME_ROBOT")
 MARKER_PERIOD_S = 0.1
 WATCHDOG_PERIOD_S = 0.5  # how often the absence of joint_states is checked (diagnostics only)
@@ -161,6 +164,7 @@ class WholeBodyNode(Node):
         self.create_subscription(PointStamped, "whole_body/com_reference", self.on_com_reference, CYCLE_QOS)
         self.create_subscription(PoseArray, "whole_body/foot_references", self.on_foot_references, CYCLE_QOS)
         self.create_subscription(String, "whole_body/support", self.on_support, CYCLE_QOS)
+        self.create_subscription(Vector3Stamped, "whole_body/torso_reference", self.on_torso_reference, CYCLE_QOS)
         self.create_service(SetBool, "whole_body/enable", self.on_enable)
         for support in SUPPORT_LEGS:
             self.create_service(Trigger, f"whole_body/go_to_balance/{support}", partial(self.on_go_to_balance, support))
@@ -348,6 +352,17 @@ class WholeBodyNode(Node):
             self._refuse(topic, "non-finite position or invalid orientation")
             return
         self.walk_references.add_feet(stamp_seconds(msg.header.stamp), *feet)
+
+    def on_torso_reference(self, msg: Vector3Stamped) -> None:
+        topic = "whole_body/torso_reference"
+        if msg.header.frame_id not in ("", WORLD_FRAME):
+            self._refuse(topic, f"frame must be {WORLD_FRAME!r}, got {msg.header.frame_id!r}")
+            return
+        tilt = (msg.vector.x, msg.vector.y)
+        if not all(np.isfinite(tilt)) or max(abs(tilt[0]), abs(tilt[1])) > MAX_TORSO_TILT_RAD:
+            self._refuse(topic, f"tilt (x, y) must be finite and within +-{MAX_TORSO_TILT_RAD:.4f} rad, got {tilt}")
+            return
+        self.walk_references.add_torso_tilt(stamp_seconds(msg.header.stamp), tilt)
 
     def on_support(self, msg: String) -> None:
         if msg.data not in SUPPORT_LEGS:

@@ -6,7 +6,10 @@ the footstep planner advanced to t and its plan, when it changed, converted as t
 converts ``footsteps/plan`` (``walk_plan``) -> ``WalkController.cycle`` (the walk node's core)
 -> the standing wish with the arm swing's shoulder targets -> ``WholeBodyCycle.cycle`` (the
 whole-body node's core: balancer + ankle damping) -> one physics cycle. A killMove the
-controller asks for is the planner's ``kill_move``.
+controller asks for is the planner's ``kill_move``; while it performs its initialization movement
+the planner holds the plan (``hold_start``, as the planner node on ``walk/initializing``) and
+the standing wish goes to moveInit's targets at their speeds (as the collision filter takes
+them).
 
 What the controller reads is what the walk node receives: the simulated joint positions, IMU
 yaw, FSR totals and joint stiffness of the current physics state, and the whole body's torso
@@ -40,7 +43,7 @@ from .. import spatial
 from ..footsteps import FootstepPlanner, Pose2D
 from ..model import NaoModel
 from ..walk import ARM_SWING_JOINTS
-from ..walk.controller import WalkController, WalkInputs, WalkOutputs, walk_plan
+from ..walk.controller import WalkController, WalkInputs, WalkOutputs, WalkState, walk_plan
 from ..wholebody.balancer import BalancerResult, WholeBodySettings
 from ..wholebody.cycle import WholeBodyCycle
 from ..wholebody.reference_queue import DEFAULT_REFERENCE_TIMEOUT_S, WalkReferenceQueue
@@ -62,6 +65,8 @@ class SimulatedWalk:
         b.apply(WholeBodySettings())
         b.set_enabled(True, q_measured=self.state.position, torso_attitude=self._imu_attitude())
         self.stand = b.q.copy()
+        self.stand_target = self.stand.copy()  # where the standing wish goes (moveInit's targets)
+        self.stand_step = np.zeros_like(self.stand)
         self.wish = b.q.copy()
         self.shoulders = [model.joint_index(j) for j in ARM_SWING_JOINTS]
         fk_state = b.fk.compute(b.q)
@@ -69,6 +74,7 @@ class SimulatedWalk:
         self.planner = FootstepPlanner(Pose2D.from_transform(left), Pose2D.from_transform(right))
         self._plan_key: tuple | None = None
         self.controller = WalkController(model)
+        self.init_step_rad = self.controller.init_speeds_radps * model.cycle_time_s
         self.inputs = i = WalkInputs.for_model(model)
         # The whole body's outputs as the walk node last received them: its command and torso.
         i.q_commanded[:] = b.q
@@ -117,9 +123,17 @@ class SimulatedWalk:
         start = time.perf_counter()
         self._publish_plan()
         self._sense()
-        out = self.controller.cycle(self.inputs)
+        c = self.controller
+        out = c.cycle(self.inputs)
         if out.kill_move:
             self.planner.kill_move()
+        if out.state is WalkState.INITIALIZING:
+            self.planner.hold_start()
+        if out.move_init:
+            self.stand_target[c.init_indices] = c.init_q[c.init_indices]
+        np.subtract(self.stand_target, self.stand, out=self.stand_step)
+        np.clip(self.stand_step, -self.init_step_rad, self.init_step_rad, out=self.stand_step)
+        self.stand += self.stand_step
         np.copyto(self.wish, self.stand)
         for arm in out.arm_swing_arms:
             self.wish[self.shoulders[arm]] = out.arm_swing_rad[arm]
@@ -129,6 +143,7 @@ class SimulatedWalk:
             self.references.set_support(out.reference.support)
             self.references.add_com(out.time_s, out.reference.com_world_m)
             self.references.add_feet(out.time_s, out.reference.left_sole_world, out.reference.right_sole_world)
+            self.references.add_torso_tilt(out.time_s, out.reference.torso_tilt_rad)
         reference = self.references.select(self.time_s, DEFAULT_REFERENCE_TIMEOUT_S)
         command = self.whole_body.cycle(self.wish, reference, self.state.position,
                                         self.state.imu_angular_velocity)

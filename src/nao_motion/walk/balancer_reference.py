@@ -4,8 +4,8 @@ The balancer works in its world frame W (on the floor, z up, anchored when the w
 the generator in the footstep planner's odometry plane. ``world_from_odom`` (4x4, default
 identity: the walk node anchors the odometry where W is) maps one onto the other. Sole poses
 become 4x4 transforms with the sole flat (yaw only), the CoM a 3-vector at the cart-table's
-height. Not carried by ``WalkReference`` (the node applies them itself): the torso's TorsoWx/Wy
-and the arm-swing offsets.
+height, the torso's TorsoWx / TorsoWy of the cycle its tilt about the feet's mean heading. Not
+carried by ``WalkReference``: the arm-swing offsets (joint targets of their own).
 """
 
 from __future__ import annotations
@@ -47,4 +47,5 @@ def balancer_reference(output: WalkOutput, world_from_odom: np.ndarray | None = 
         left_sole_world=w @ sole_transform(output.left_sole),
         right_sole_world=w @ sole_transform(output.right_sole),
         support=output.support,
+        torso_tilt_rad=(output.torso_wx_rad, output.torso_wy_rad),
     )

@@ -8,6 +8,12 @@ other nodes said last (``WalkInputs``):
 * the state machine: IDLE -> WALKING (steps in progress or queued) -> SETTLING (no step left,
   the planned CoM goes back over the feet: over when it is within ``SETTLED_M`` of the ZMP
   reference and slower than ``SETTLED_MPS``, or ``MAX_SETTLE_S`` after the last step) -> IDLE;
+  from IDLE, steps planned while the posture is not walk-ready (``walk_ready``: the CoM at the
+  walk's height) -> INITIALIZING (moveInit's targets sent, ``move_init``; the planner holds the
+  plan) -> WALKING once it is, or refused (killMove) after ``move_init_timeout_s``;
+  killMove (the planner dropped steps before they ended on its clock) is abrupt: no settling,
+  WALKING -> LANDING (a foot in the air set straight down, ``walk.landing``) -> IDLE, or IDLE
+  at once in double support;
 * the protections: foot contact (total FSR force below ``foot_contact_min_force_n`` for
   ``FOOT_CONTACT_LOSS_S``: the robot is in the air) and leg stiffness (a leg joint at or below
   ``MIN_LEG_STIFFNESS``, NAOqi's rule) refuse a walk that would start and stop one that runs,
@@ -54,6 +60,7 @@ from ..wholebody.balancer import WalkReference
 from .arm_swing import ARM_SWING_JOINTS
 from .balancer_reference import balancer_reference, world_from_odom
 from .heading_correction import HeadingCorrection, HeadingCorrectionConfig
+from .landing import Landing
 from .pattern_generator import WalkConfig, WalkOutput, WalkPatternGenerator
 from .start_feet import start_from_actual_feet
 
@@ -69,6 +76,8 @@ MIN_LEG_STIFFNESS = 0.6
 FOOT_CONTACT_LOSS_S = 0.05
 MAX_CATCH_UP_CYCLES = 10  # clock jumps up to this many cycles are walked through sample by sample
 MOVE_INIT_TOLERANCE_RAD = 0.05
+MOVE_INIT_SPEED_FRACTION = 0.3  # the initialization movement's joint speeds, of each joint's maximum
+WALK_READY_COM_M = 0.004  # the CoM this close to the walk's height: a posture to walk from
 # Cycles between the measurements a walk cycle runs on and the cycle its references are for: the
 # whole body answers the robot at once with references already in hand, and the walk itself has
 # this many cycles to deliver them. Two made late references rarer over DDS but moveTo(1, 0.5,
@@ -77,14 +86,17 @@ REFERENCE_LEAD_CYCLES = 1
 # The walk is over when the planned CoM is this close to the ZMP reference and this slow, or
 # at the latest this long after the last step (the preview controller settles in ~1 s).
 SETTLED_M, SETTLED_MPS, MAX_SETTLE_S = 0.002, 0.01, 2.0
+KILLED = "killMove: stopped at once"
 STEP_TIME_EPS_S = 1e-9  # the footstep planner's: times this close are the same instant
 MAX_USER_COMMAND_S = 60.0  # a user command holds an arm at most this long (+ the hold)
 
 
 class WalkState(str, Enum):
     IDLE = "idle"
+    INITIALIZING = "initializing"  # steps planned, the posture not walk-ready: moveInit's movement first
     WALKING = "walking"  # steps in progress or queued
     SETTLING = "settling"  # no step left: the CoM goes back over the feet
+    LANDING = "landing"  # killMove: no step any more, a foot in the air set straight down (walk.landing)
 
 
 @dataclass(frozen=True)
@@ -216,6 +228,7 @@ class WalkOutputs:
     reason: str = "no walk yet"  # why the walk is in its state (the last event)
     blocked: str | None = None  # a protection's reason this cycle
     kill_move: bool = False  # call the planner's killMove (a protection refused or stopped the walk)
+    move_init: bool = False  # send moveInit's targets (the initialization movement starts)
     # New references this cycle (None: nothing to send): the balancer's, in wb_world ...
     reference: WalkReference | None = None
     # ... the planned ZMP (z = 0) and CoM in odom ...
@@ -274,12 +287,17 @@ class WalkController:
         self.last_moved: Leg | None = None  # the leg whose step ended last in this walk (the ZMP starts from the other)
         self.step_in_progress: Footstep | None = None
         self.last_step_s = -math.inf
+        self.planned_end_s = -math.inf  # the end of the latest plan's last step
+        self.last_reference: WalkReference | None = None  # this walk's last references
+        self.landing: Landing | None = None
+        self.init_started_s = -math.inf  # when the initialization movement began
         self.world_from_odom: np.ndarray | None = None
         self.odom_from_world: np.ndarray | None = None
         self.previous_odom: tuple[float, Pose2D] | None = None
         init_q = posture(model, WALK_POSTURE)
         self.init_indices = np.concatenate([self.leg_indices, *self.arm_joint_indices])
         self.init_q = init_q  # moveInit's posture: legs and arms of StandInit
+        self.init_speeds_radps = MOVE_INIT_SPEED_FRACTION * model.max_velocity  # rad/s, per joint
         self.arm_base_rad = np.array([init_q[model.joint_index(j)] for j in ARM_SWING_JOINTS])
         self.outputs = WalkOutputs()
 
@@ -323,6 +341,14 @@ class WalkController:
     def arm_swinging(self, arm: int, now_s: float) -> bool:
         return self.config.arms_enabled[arm] and now_s >= self.user_arm_until_s[arm]
 
+    def walk_ready(self, measurement: _Measurement) -> bool:
+        """Whether the posture is one to walk from: the centre of mass at the walk's height over
+        the lower sole (within WALK_READY_COM_M), the cart-table's assumption. StandInit is;
+        Stand (legs nearly straight, 7 mm higher), StandZero and Crouch are not."""
+        height_m = measurement.com_world_m[2] - min(measurement.left_sole_world[2, 3],
+                                                    measurement.right_sole_world[2, 3])
+        return abs(height_m - self.walk_config.com_height_m) <= WALK_READY_COM_M
+
     def move_init_error_rad(self, q_measured: np.ndarray) -> float:
         """The largest joint distance (rad) from moveInit's posture (reached within MOVE_INIT_TOLERANCE_RAD)."""
         return float(np.max(np.abs(q_measured[self.init_indices] - self.init_q[self.init_indices])))
@@ -333,13 +359,13 @@ class WalkController:
         now_s = inputs.time_s
         out = self.outputs
         out.time_s = now_s
-        out.active_changed = out.started = out.ended = out.kill_move = False
+        out.active_changed = out.started = out.ended = out.kill_move = out.move_init = False
         out.reference, out.arm_swing_arms, out.odometry = None, (), None
         out.warnings.clear()
         self.plan = inputs.plan
         measurement = self._measure(inputs)
-        steps, feet = self._steps_now(now_s)
-        if self.state is WalkState.IDLE and measurement is not None:
+        steps, feet, killed = self._steps_now(now_s)
+        if self.state in (WalkState.IDLE, WalkState.INITIALIZING) and measurement is not None:
             self._anchor(feet, measurement, inputs)
         blocked = out.blocked = self._protection(inputs)
         if self.state is WalkState.IDLE and steps:
@@ -347,12 +373,20 @@ class WalkController:
                                  else "no fresh joint_states and whole_body/torso_pose")
             if reason:
                 self._refuse(f"walk refused, killMove: {reason}")
+            elif not self.walk_ready(measurement):
+                self._begin_initialization(now_s)
             else:
                 self._start_walk(feet, measurement, inputs)
+        elif self.state is WalkState.INITIALIZING:
+            self._initialization(inputs, steps, feet, measurement, blocked)
         elif self.state is not WalkState.IDLE and blocked:
             self._refuse(f"walk stopped, killMove: {blocked}")
             self._end_walk(f"stopped: {blocked}")
-        if self.state is not WalkState.IDLE:
+        elif self.state is not WalkState.IDLE and killed:
+            self._kill()
+        if self.state is WalkState.LANDING:
+            self._land()
+        elif self.state in (WalkState.WALKING, WalkState.SETTLING):
             self._walk_cycle(inputs, steps, feet, measurement)
         out.state, out.steps = self.state, len(steps)
         out.measured = measurement is not None and self.odom_from_world is not None
@@ -371,10 +405,13 @@ class WalkController:
                             torso[:3, :3] @ state.com_torso_m + torso[:3, 3],
                             torso @ self.fk.ground_frame(state, yaw_from="torso"))
 
-    def _steps_now(self, now_s: float) -> tuple[tuple[Footstep, ...], FeetState | None]:
-        """The steps not yet ended (the one in progress first) and the planted feet at now_s."""
+    def _steps_now(self, now_s: float) -> tuple[tuple[Footstep, ...], FeetState | None, bool]:
+        """The steps not yet ended (the one in progress first), the planted feet at now_s, and
+        whether the planner dropped steps before they ended on its clock (killMove)."""
         if self.plan is None:
-            return (), None
+            return (), None, False
+        killed = not self.plan.steps and self.plan.time_s + STEP_TIME_EPS_S < self.planned_end_s
+        self.planned_end_s = self.plan.steps[-1].end_s if self.plan.steps else -math.inf
         # As the planner counts it: a step has ended at its end time, to within STEP_TIME_EPS_S.
         ended_by_s = now_s + STEP_TIME_EPS_S
         step = self.step_in_progress
@@ -392,7 +429,7 @@ class WalkController:
         steps = steps[ended:]
         self.last_moved = feet.last_moved
         self.step_in_progress = steps[0] if steps and steps[0].start_s <= now_s else None
-        return steps, feet
+        return steps, feet, killed
 
     def _anchor(self, feet: FeetState | None, measurement: _Measurement, inputs: WalkInputs) -> None:
         if feet is None:  # no plan yet: the planner starts with the feet at the odom origin
@@ -458,9 +495,48 @@ class WalkController:
         out = self.outputs
         out.reason, out.started, out.active_changed = "walking", True, True
 
+    def _kill(self) -> None:
+        """killMove: no further step and no settling; a foot in the air is first set down."""
+        landing = None if self.last_reference is None else Landing(self.last_reference, self.world_from_odom[2, 3])
+        if landing is None or not landing.needed:
+            self._end_walk(KILLED)
+            return
+        self.landing, self.state = landing, WalkState.LANDING
+        self.outputs.reason = "killMove: setting the foot in the air down"
+
+    def _land(self) -> None:
+        reference = self.outputs.reference = self.landing.step(self.dt_s)
+        if reference.support == "Legs":
+            self._end_walk(KILLED)
+
+    def _begin_initialization(self, now_s: float) -> None:
+        self.state, self.init_started_s = WalkState.INITIALIZING, now_s
+        out = self.outputs
+        out.move_init = out.active_changed = True
+        out.reason = f"not walk-ready: initialization movement to {WALK_POSTURE}"
+
+    def _initialization(self, inputs: WalkInputs, steps, feet: FeetState | None, measurement: _Measurement | None,
+                        blocked: str | None) -> None:
+        """Until the posture is walk-ready (then the walk starts), the plan dropped, a protection,
+        or move_init_timeout_s. The planner holds the plan meanwhile (``walk/initializing``)."""
+        now_s, timeout_s = inputs.time_s, self.config.move_init_timeout_s
+        reason = blocked
+        if not reason and steps and steps[0].start_s <= now_s:
+            reason = "the plan started before the initialization movement ended"
+        if not reason and now_s - self.init_started_s >= timeout_s - 1e-9:
+            reason = f"the initialization movement did not reach {WALK_POSTURE} within {timeout_s} s"
+        if reason:
+            self._refuse(f"walk refused, killMove: {reason}")
+            self._end_walk(f"stopped: {reason}")
+        elif not steps:
+            self._end_walk("the plan was dropped during the initialization movement")
+        elif measurement is not None and self.world_from_odom is not None and self.walk_ready(measurement):
+            self._start_walk(feet, measurement, inputs)
+
     def _end_walk(self, reason: str) -> None:
         self.state = WalkState.IDLE
         self.last_moved = None
+        self.last_reference = self.landing = None
         out = self.outputs
         out.reason, out.ended, out.active_changed = reason, True, True
 
@@ -515,7 +591,7 @@ class WalkController:
 
     def _references(self, gen_out: WalkOutput) -> None:
         out = self.outputs
-        out.reference = balancer_reference(gen_out, self.world_from_odom)
+        out.reference = self.last_reference = balancer_reference(gen_out, self.world_from_odom)
         # The generator works on the executed (heading-corrected) steps: back into odom.
         zmp = self.heading.planned_from_executed(Pose2D(float(gen_out.zmp_m[0]), float(gen_out.zmp_m[1]), 0.0))
         com = self.heading.planned_from_executed(Pose2D(float(gen_out.com_m[0]), float(gen_out.com_m[1]), 0.0))

@@ -37,8 +37,8 @@ across the margin.
 
 Tasks (Cartesian wishes, each a desired velocity from a clamped proportional error): Head
 orientation, LArm / RArm position (effector control), the centre of mass (wbGoToBalance, the
-walk), the feet and the torso (the walk: upright, heading between the feet; otherwise a weak
-upright wish). The articular wish is the collision filter's command: a joint whose wish moves
+walk), the feet and the torso (the walk: heading between the feet, tilted by TorsoWx / TorsoWy;
+otherwise a weak upright wish). The articular wish is the collision filter's command: a joint whose wish moves
 follows it, q_dot_wish = (q_wish - q) / dt clamped to the speed limit, with weight
 ``moving_wish_weight``; a joint whose wish holds wishes to keep still (``articular_weight``),
 so the joints that were not commanded are the ones that compensate. Infeasible or contradictory
@@ -75,7 +75,8 @@ from ..model import NaoModel, project_coupled_limits
 from ..qp import INFEASIBLE, USABLE, SolverSettings
 from .context import ARM, FRAMES, HEAD, SOLE, SOLE_FRAME, WholeBodyContext
 from .floating_base import N_BASE, FloatingBaseJacobians
-from .modes import EFFECTORS, FEET, SUPPORT_FEET, FootState, balance_refusal, check_effector, check_support_leg
+from .modes import (EFFECTORS, FEET, SUPPORT_FEET, FootState, balance_refusal, check_effector,
+                    check_effector_enabled, check_support_leg, com_outside_refusal)
 from .qp import WHOLE_BODY_SOLVER, WholeBodyQP
 from .support_polygon import SupportPolygon, sole_corners_in_sole, support_polygon
 
@@ -207,13 +208,15 @@ class WalkReference:
     """One cycle of the walk's references, world frame W (m, 4x4 sole poses).
 
     support: "Legs" (double support: both feet held), "LLeg" or "RLeg" (that foot held, the
-    other follows its reference).
+    other follows its reference). torso_tilt_rad: the torso's rotation about x then y (rad) in
+    the frame of the feet's mean heading, the walk's TorsoWx / TorsoWy of the cycle.
     """
 
     com_world_m: np.ndarray
     left_sole_world: np.ndarray
     right_sole_world: np.ndarray
     support: str
+    torso_tilt_rad: tuple[float, float] = (0.0, 0.0)
 
 
 class Mode(str, Enum):
@@ -331,8 +334,7 @@ class WholeBodyBalancer:
         if support is not None and support != self.settings.balance and self._started:
             distance = self.com_margin(support)
             if distance < 0.0:
-                return (f"the centre of mass is {-distance * 1e3:.1f} mm outside the {support} support polygon: "
-                        f"move it there first (wbGoToBalance)")
+                return com_outside_refusal(support, -distance)
         return None
 
     def apply(self, settings: WholeBodySettings) -> None:
@@ -364,8 +366,7 @@ class WholeBodyBalancer:
         target = np.asarray(target, dtype=float)
         if target.shape != (3,) or not np.all(np.isfinite(target)):
             raise ValueError(f"{name} target must be 3 finite numbers, got {target.tolist()}")
-        if name not in self.settings.effectors:
-            raise ValueError(f"effector control of {name} is not enabled (wbEnableEffectorControl)")
+        check_effector_enabled(name, self.settings.effectors)
         robot = self.torso_world @ self.fk.ground_frame(self._current_state(), self.torso_world[:3, :3])
         if name == "Head":
             self.effector_target[name] = robot[:3, :3] @ spatial.rotation_from_rpy(*target)
@@ -630,9 +631,10 @@ class WholeBodyBalancer:
             com.axes, com.gain, com.max_speed_mps = 3, cfg.walk_task_gain, cfg.walk_com_max_speed_mps
         if walk is None:
             qp.torso.heading_world = None
-        else:  # upright, heading between the feet
+        else:  # heading between the feet, tilted by the walk's TorsoWx / TorsoWy
             heading = walk.left_sole_world[:3, 0] + walk.right_sole_world[:3, 0]
             qp.torso.heading_world = float(np.arctan2(heading[1], heading[0]))
+            qp.torso.tilt_rad = walk.torso_tilt_rad
         return feet, polygon
 
     def _grounded_polygon(self, feet: dict[str, FootState], held: bool = False) -> SupportPolygon:

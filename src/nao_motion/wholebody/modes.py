@@ -7,7 +7,13 @@ ALMotion client, so a combination is refused with the same reason everywhere.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from enum import Enum
+
+# NAOqi (wbEnableBalanceConstraint): "if COM is not inside the desired support polygon, this
+# constraint is not activated". The refusal's reason starts with this, so that the ALMotion
+# client reports it as NAOqi does (not activated) rather than as an error.
+BALANCE_NOT_ACTIVATED = "balance constraint not activated"
 
 FEET = ("left", "right")
 SUPPORT_LEGS = ("Legs", "LLeg", "RLeg")
@@ -69,6 +75,19 @@ def balance_refusal(enabled: bool, support_leg: str, feet: dict[str, FootState])
     return None
 
 
+def com_outside_refusal(support_leg: str, distance_m: float) -> str:
+    """The reason a balance constraint on ``support_leg`` is not activated: the COM is
+    ``distance_m`` outside its polygon."""
+    return (f"{BALANCE_NOT_ACTIVATED}: the centre of mass is {distance_m * 1e3:.1f} mm outside the "
+            f"{support_leg} support polygon: move it there first (wbGoToBalance)")
+
+
 def check_effector(name: str) -> None:
     if name not in EFFECTORS:
         raise ValueError(f"unknown effector {name!r}: expected one of {list(EFFECTORS)}")
+
+
+def check_effector_enabled(name: str, enabled: Collection[str]) -> None:
+    """wbSetEffectorControl needs the effector under control (ValueError otherwise)."""
+    if name not in enabled:
+        raise ValueError(f"effector control of {name} is not enabled (wbEnableEffectorControl)")

@@ -136,7 +136,8 @@ class SwingFootTask(_TargetTask):
 class TorsoOrientationTask(Task):
     """The torso's orientation (its angular velocity's rows).
 
-    Walking (``heading_world`` set: the yaw between the feet, rad): upright with that heading.
+    Walking (``heading_world`` set: the yaw between the feet, rad): that heading, tilted about x
+    then y by ``tilt_rad`` (the walk's TorsoWx / TorsoWy).
     Otherwise a weak wish for an upright torso (roll and pitch; yaw free): left to the articular
     wishes alone, a leg motion (HipYawPitch, the knees) would tilt the whole torso.
     """
@@ -147,6 +148,7 @@ class TorsoOrientationTask(Task):
         super().__init__(3, columns)
         self.ctx = ctx
         self.heading_world: float | None = None
+        self.tilt_rad: tuple[float, float] = (0.0, 0.0)
 
     def prepare(self) -> None:
         self.jacobian[:, ANGULAR] = np.eye(3)
@@ -156,7 +158,8 @@ class TorsoOrientationTask(Task):
         torso = ctx.jac.torso_world
         if self.heading_world is not None:
             gain = cfg.walk_task_gain / ctx.dt_s
-            self.target[:] = spatial.rotation_error(spatial.rot_z(self.heading_world), torso[:3, :3])
+            target = spatial.rotation_from_rpy(self.tilt_rad[0], self.tilt_rad[1], self.heading_world)
+            self.target[:] = spatial.rotation_error(target, torso[:3, :3])
             self.target *= gain
             self.weight.fill(cfg.torso_orientation_weight)
             return
