@@ -51,7 +51,8 @@ class WorldFrameMethods:
         """The torso's rotation in a gravity-aligned frame from ``imu`` (None: no imu publisher)."""
         msg = self._latest(self._imu, "imu", kept=self._attitude is not None)
         if msg is not None:
-            attitude = imu_attitude(msg)
+            o = msg.orientation
+            attitude = imu_attitude((o.x, o.y, o.z, o.w))
             if attitude is not None:
                 self._attitude = attitude
         return self._attitude
