@@ -5,6 +5,7 @@ Real rclpy over real DDS (loopback, the test's own domain), nodes in this proces
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 
 import pytest
 
@@ -33,42 +34,43 @@ def spin_until(executor: CycleExecutor, done, timeout_s: float = 5.0) -> bool:
     return done()
 
 
-def make_executor(context, *nodes: Node) -> CycleExecutor:
+@contextmanager
+def spun(context, *nodes: Node):
+    """An executor over the nodes; the executor shut down and the nodes destroyed at the end."""
     executor = CycleExecutor(context=context)
     for node in nodes:
         executor.add_node(node)
-    return executor
+    try:
+        yield executor
+    finally:
+        executor.shutdown()
+        for node in nodes:
+            node.destroy_node()
 
 
 def test_subscriptions_timers_and_entities_made_while_spinning(context):
     talker = Node("talker", context=context)
     listener = Node("listener", context=context)
-    executor = make_executor(context, talker, listener)
     received, ticks = [], []
     pub = talker.create_publisher(Int32, "numbers", 10)
     listener.create_subscription(Int32, "numbers", lambda m: received.append(m.data), 10)
     talker.create_timer(0.01, lambda: (ticks.append(1), pub.publish(Int32(data=len(ticks)))))
-    try:
+    with spun(context, talker, listener) as executor:
         assert spin_until(executor, lambda: len(received) >= 5), received
         assert received[:3] == sorted(received[:3]) and len(ticks) >= len(received)
         # an entity created after the plan was made is waited on too
         late = []
         listener.create_subscription(Int32, "numbers", lambda m: late.append(m.data), 10)
         assert spin_until(executor, lambda: len(late) >= 3)
-    finally:
-        executor.shutdown()
-        talker.destroy_node()
-        listener.destroy_node()
 
 
 def test_cancelled_timer_and_sampled_subscription_are_not_served(context):
     node = Node("quiet", context=context)
-    executor = make_executor(context, node)
     ticks = []
     timer = node.create_timer(0.01, lambda: ticks.append(1))
     sampled = SampledSubscription(node, Int32, "sampled")  # its callback raises if ever called
     pub = node.create_publisher(Int32, "sampled", 10)
-    try:
+    with spun(context, node) as executor:
         assert spin_until(executor, lambda: len(ticks) >= 2)
         timer.cancel()
         count = len(ticks)
@@ -81,15 +83,11 @@ def test_cancelled_timer_and_sampled_subscription_are_not_served(context):
             pub.publish(Int32(data=7))
             return sampled.take_latest() is not None
         assert spin_until(executor, published_and_taken)  # in DDS all along, never served
-    finally:
-        executor.shutdown()
-        node.destroy_node()
 
 
 def test_plain_and_awaiting_services_answer_clients(context):
     server = Node("server", context=context)
     client_node = Node("client", context=context)
-    executor = make_executor(context, server, client_node)
 
     def plain(request, response):
         response.success, response.message = True, "plain"
@@ -106,28 +104,19 @@ def test_plain_and_awaiting_services_answer_clients(context):
     server.create_service(Trigger, "plain", plain)
     server.create_service(Trigger, "awaiting", awaiting)
     outer = client_node.create_client(Trigger, "awaiting")
-    try:
+    with spun(context, server, client_node) as executor:
         assert spin_until(executor, lambda: outer.service_is_ready() and inner.service_is_ready())
         future = outer.call_async(Trigger.Request())
         executor.spin_until_future_complete(future, timeout_sec=5.0)
         assert future.done() and future.result().message == "awaited plain"
-    finally:
-        executor.shutdown()
-        server.destroy_node()
-        client_node.destroy_node()
 
 
 def test_a_callback_error_ends_spin(context):
     node = Node("failing", context=context)
-    executor = make_executor(context, node)
 
     def fail():
         raise RuntimeError("callback failed")
 
     node.create_timer(0.01, fail)
-    try:
-        with pytest.raises(RuntimeError, match="callback failed"):
-            executor.spin()
-    finally:
-        executor.shutdown()
-        node.destroy_node()
+    with spun(context, node) as executor, pytest.raises(RuntimeError, match="callback failed"):
+        executor.spin()

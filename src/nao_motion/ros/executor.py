@@ -242,26 +242,16 @@ class CycleExecutor(Executor):
         serve: dict = {}
         nodes = self.get_nodes()
         for node in sorted(nodes, key=lambda n: self._node_order.index(n) if n in self._node_order else len(nodes)):
-            for sub in node.subscriptions:
-                if enter(sub, sub.handle):
-                    subscriptions.append(sub.handle)
-                    serve["subscription", sub.handle.pointer] = self._subscription_server(sub)
-            for tmr in node.timers:
-                if enter(tmr, tmr.handle):
-                    timers.append(tmr.handle)
-                    serve["timer", tmr.handle.pointer] = self._timer_server(tmr)
-            for cli in node.clients:
-                if enter(cli, cli.handle):
-                    clients.append(cli.handle)
-                    serve["client", cli.handle.pointer] = self._client_server(cli)
-            for srv in node.services:
-                if enter(srv, srv.handle):
-                    services.append(srv.handle)
-                    serve["service", srv.handle.pointer] = self._service_server(srv)
-            for gc in node.guards:
-                if enter(gc, gc.handle):
-                    guards.append(gc.handle)
-                    serve["guard_condition", gc.handle.pointer] = self._guard_server(gc)
+            for kind, entities, handles, server in (
+                    ("subscription", node.subscriptions, subscriptions, self._subscription_server),
+                    ("timer", node.timers, timers, self._timer_server),
+                    ("client", node.clients, clients, self._client_server),
+                    ("service", node.services, services, self._service_server),
+                    ("guard_condition", node.guards, guards, self._guard_server)):
+                for entity in entities:
+                    if enter(entity, entity.handle):
+                        handles.append(entity.handle)
+                        serve[kind, entity.handle.pointer] = server(entity)
             for waitable in node.waitables:
                 if waitable.callback_group is not None and not waitable.callback_group.can_execute(waitable):
                     continue
