@@ -285,7 +285,8 @@ def test_wait_until_move_is_finished_example_waits_for_the_end_of_the_walk(suite
     assert [name for name, *_ in finished] == ["waitUntilMoveIsFinished", "moveIsActive"]
     for k, (name, moved, active, later) in enumerate(finished):
         assert moved[0] == pytest.approx(0.3 * (k + 1), abs=0.06), (name, moved)
-        assert not active and math.hypot(later[0] - moved[0], later[1] - moved[1]) < 0.01, (name, moved, later)
+        # Stopped: the torso (the ground truth followed) only settles over the feet, about 1 cm.
+        assert not active and math.hypot(later[0] - moved[0], later[1] - moved[1]) < 0.02, (name, moved, later)
     assert truth.worst_tilt_deg < MAX_TILT_DEG
 
 
