@@ -74,7 +74,8 @@ class NodeProcess:
     def start(self) -> "NodeProcess":
         self.process = subprocess.Popen(
             self.command(), env=self.env, stdout=self.log or subprocess.DEVNULL,
-            stderr=subprocess.STDOUT if self.log else subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+            stderr=subprocess.STDOUT if self.log else subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+            preexec_fn=_hear_ctrl_c)
         return self
 
     def running(self) -> bool:
@@ -111,6 +112,13 @@ class NodeProcess:
                     self.process.kill()
                     self.process.wait()
         return self.process.returncode
+
+
+def _hear_ctrl_c() -> None:
+    """In the child: Ctrl-C back to its default. A shell without job control starts background
+    commands with SIGINT ignored, and children inherit that; a node that ignores it cannot be
+    stopped cleanly (``stop``)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def open_log(directory: Path, name: str) -> IO:
