@@ -56,9 +56,12 @@ def final_feet(plan: FootstepPlan) -> dict:
     return feet
 
 
+def pose_close(a: Pose2D, b: Pose2D, tol_m=1e-3, tol_rad=math.radians(0.1)) -> bool:
+    return math.hypot(a.x - b.x, a.y - b.y) <= tol_m and abs(math.remainder(a.theta - b.theta, 2 * math.pi)) <= tol_rad
+
+
 def assert_pose_close(a: Pose2D, b: Pose2D, tol_m=1e-3, tol_rad=math.radians(0.1)):
-    assert math.hypot(a.x - b.x, a.y - b.y) <= tol_m, (a, b)
-    assert abs(math.remainder(a.theta - b.theta, 2 * math.pi)) <= tol_rad, (a, b)
+    assert pose_close(a, b, tol_m, tol_rad), (a, b)
 
 
 def assert_same_steps(a: FootstepPlan, b: FootstepPlan, tol=1e-9):
@@ -510,7 +513,11 @@ def test_almotion_move_to_takes_a_numeric_frequency_and_posted_errors_reach_the_
             plan = next(p for p in probe.plans if p.accepted_commands > start.accepted_commands and p.steps)
         # normalised frequency 0.5: each step halfway between MaxStepPeriod 0.6 s and MinStepPeriod 0.42 s
         assert all(s.end_s - s.start_s == pytest.approx(0.51, abs=1e-6) for s in plan.steps), plan.steps
-        assert_pose_close(probe.latest().robot_position(), start.robot_position() * Pose2D(0.2, 0.0, 0.0))
+        goal = start.robot_position() * Pose2D(0.2, 0.0, 0.0)
+        # The planner's last plan (robot at the goal) may reach the probe after the client saw the
+        # walk end, on a busy machine.
+        probe.wait(lambda: pose_close(probe.latest().robot_position(), goal), 5.0)
+        assert_pose_close(probe.latest().robot_position(), goal)
 
         # an error inside a posted call reaches wait(), waitUntilMoveIsFinished() and the log
         task = motion.post.moveTo(0.2, 0.0, 0.0, 1.5)
