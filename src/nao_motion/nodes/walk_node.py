@@ -413,7 +413,8 @@ class WalkNode(Node):
             self.initializing_pub.publish(self.initializing_msg)
         if out.started:
             self.trail.clear()
-            self.get_logger().info("walk started")
+            self.get_logger().info("walk started" + ("" if self.controller.heading_corrected else
+                                                     " without heading correction (no fresh IMU)"))
         if out.ended:
             self.get_logger().info(f"walk ended: {out.reason}")
         if out.reference is not None:
