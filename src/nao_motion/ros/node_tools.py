@@ -5,6 +5,7 @@ diagnostics, validated parameters, and the TF publishing back-end.
 from __future__ import annotations
 
 import faulthandler
+import os
 import signal
 import time
 from collections import deque
@@ -198,8 +199,6 @@ def apply_thread_priority(nodes: list[Node]) -> None:
     """Real-time scheduling (SCHED_FIFO) for every thread of this process, at the highest
     ``thread_priority`` its nodes ask for; threads made later inherit it. Refused (out of range,
     or no permission): a warning, and the process runs with normal scheduling."""
-    import os
-
     asking = [(node.get_parameter(THREAD_PRIORITY).value, node) for node in nodes if node.has_parameter(THREAD_PRIORITY)]
     if not asking:
         return
