@@ -182,6 +182,11 @@ class ArticularWish(DiagonalTask):
     so the joints that were not commanded are the ones that compensate, and their compensation is
     not pulled back later (NAOqi's wbFootState example: HipYawPitch turns to -45 deg and stays
     there, the rest of the legs keep the feet flat).
+
+    While walking, the joints of `walk_held` (the head and each arm without an effector target)
+    follow their wish with ``walk_upper_body_weight``: NAOqi's walk moves the legs only, an arm
+    is the arm swing's or the user's. With the articular weights alone the walk's COM and torso
+    tasks recruited them: the head nodded 0.3 rad and a still arm moved 0.4 rad at every step.
     """
 
     def __init__(self, ctx: WholeBodyContext):
@@ -194,6 +199,7 @@ class ArticularWish(DiagonalTask):
         self._delta = np.zeros(n_joints)
         self._moving = np.zeros(len(ctx.motor), dtype=bool)
         self._holding = np.zeros(len(ctx.motor), dtype=bool)
+        self.walk_held = np.zeros(len(ctx.motor), dtype=bool)  # set by the balancer each cycle
 
     def reset(self, q_wish: np.ndarray) -> None:
         np.copyto(self.wish, q_wish)
@@ -220,4 +226,6 @@ class ArticularWish(DiagonalTask):
         dq /= ctx.dt_s
         np.minimum(dq, ctx.vmax_motor, out=dq)
         np.maximum(dq, -ctx.vmax_motor, out=dq)
+        np.greater(self._holding, self.walk_held, out=self._holding)  # holding and not walk_held
         np.copyto(dq, 0.0, where=self._holding)  # held wishes: keep still, compensations stay
+        np.copyto(self.weight, cfg.walk_upper_body_weight, where=self.walk_held)
