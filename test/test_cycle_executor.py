@@ -120,3 +120,39 @@ def test_a_callback_error_ends_spin(context):
     node.create_timer(0.01, fail)
     with spun(context, node) as executor, pytest.raises(RuntimeError, match="callback failed"):
         executor.spin()
+
+
+def test_garbage_is_collected_between_wake_ups_not_inside_callbacks(context):
+    """collect_garbage_when_idle: automatic collection off (it ran inside the motion cycle's
+    callbacks); the executor collects after a wake-up instead, so reference cycles made in
+    callbacks are still freed."""
+    import gc
+    import weakref
+
+    class Cycle:
+        pass
+
+    node = Node("garbage", context=context)
+    made, collected_in_callback = [], []
+
+    def make_garbage():
+        counts_before = gc.get_count()[0]
+        for _ in range(1000):  # reference cycles, past the youngest generation's threshold
+            a, b = Cycle(), Cycle()
+            a.other, b.other = b, a
+            made.append(weakref.ref(a))
+        collected_in_callback.append(gc.get_count()[0] < counts_before)
+
+    node.create_timer(0.01, make_garbage)
+    was_enabled = gc.isenabled()
+    try:
+        with spun(context, node) as executor:
+            executor.collect_garbage_when_idle()
+            assert not gc.isenabled()
+            assert spin_until(executor, lambda: len(collected_in_callback) >= 3)
+            assert not any(collected_in_callback)  # no collection ran inside the callbacks
+            assert sum(ref() is None for ref in made) >= 1000  # the cycles were freed after them
+    finally:
+        gc.unfreeze()
+        if was_enabled:
+            gc.enable()

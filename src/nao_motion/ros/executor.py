@@ -23,6 +23,15 @@ several nodes adds first the one whose answer is most urgent (the suite: the who
 answers the robot's joint_states with its command), so it is served first when a message that
 several of them take arrives.
 
+Garbage collection between wake-ups (``collect_garbage_when_idle``, which the node processes
+use): Python's collector otherwise runs whenever allocations cross its threshold, inside whatever
+callback is running; measured in the suite's processes over 45 s, collections of 3-13 ms (young
+generations) and 25-48 ms (a full one) came in the middle of a motion cycle, one cycle's command
+late or the simulator's tick late. Here the objects made at start-up are frozen out of the
+collector's work, automatic collection is off, and the executor collects the young generations
+itself, with the interpreter's own thresholds, after it has served a wake-up: when the cycle's
+command is out and the process would only wait.
+
 Semantics kept from rclpy: every ready entity is served once per wake-up; a
 callback's exception ends ``spin`` (the node's process fails, as with rclpy's executors);
 ``ExternalShutdownException`` when the context is shut down; entities in a callback group that
@@ -32,6 +41,7 @@ groups do not order anything (one thread runs everything; nothing runs concurren
 
 from __future__ import annotations
 
+import gc
 import inspect
 import threading
 import time
@@ -82,6 +92,15 @@ class CycleExecutor(Executor):
         # Held while a wake-up uses the plan: shutdown() from another thread waits for it before
         # it lets the handles go (re-entrant: a callback may shut its executor down).
         self._plan_lock = threading.RLock()
+        self._gc_thresholds: Optional[tuple[int, int, int]] = None  # set: collected when idle
+
+    def collect_garbage_when_idle(self) -> None:
+        """From now on the process's garbage is collected after each wake-up (see the module
+        docstring); what exists now is frozen (never collected: the start-up's objects)."""
+        gc.collect()
+        gc.freeze()
+        self._gc_thresholds = gc.get_threshold()
+        gc.disable()
 
     def add_node(self, node) -> bool:
         added = super().add_node(node)
@@ -172,6 +191,20 @@ class CycleExecutor(Executor):
         if stale:  # after serving: the handles stay entered until then
             self._drop_plan()
         self._run_tasks()
+        if self._gc_thresholds is not None:
+            self._collect_garbage(self._gc_thresholds)
+
+    @staticmethod
+    def _collect_garbage(thresholds: tuple[int, int, int]) -> None:
+        """What the interpreter's automatic collection would do now: the oldest generation whose
+        count has passed its threshold, with the younger ones."""
+        counts = gc.get_count()
+        if counts[0] < thresholds[0]:
+            return
+        generation = 0
+        while generation < 2 and counts[generation + 1] >= thresholds[generation + 1]:
+            generation += 1
+        gc.collect(generation)
 
     def _run_tasks(self) -> None:
         """Resume the coroutines in progress (awaiting services, futures' callbacks)."""

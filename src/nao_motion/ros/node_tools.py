@@ -273,6 +273,7 @@ def run_nodes(makers: list[Callable[[], Node]], args=None,
         if prepare is not None:
             prepare(nodes)
         apply_thread_priority(nodes)
+        executor.collect_garbage_when_idle()
         executor.spin()
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
