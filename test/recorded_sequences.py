@@ -5,7 +5,8 @@ test/data/recorded_sequences.npz holds, per scenario, the inputs (wishes, the wa
 measured positions) and the commands (26 joints per cycle) that the code of the commit that
 added it computed, solved to OSQP's tightest tolerances (``TIGHT_*``: the QP's exact solution,
 not ADMM's stopping point), plus the largest distance of the default settings' commands from
-those. Written by running this file (``.venv/bin/python test/recorded_sequences.py``); replayed
+those. Written by running this file (``.venv/bin/python test/recorded_sequences.py [scenario ...]``:
+all, or only the scenarios named, when a change of their problem is deliberate); replayed
 by test/test_recorded_sequences.py with today's code. The scenarios' events (settings, effector
 targets, wbGoToBalance) are in ``replay_balancer`` / ``replay_avoidance`` below and must not
 change, or the fixture no longer says anything.
@@ -199,14 +200,22 @@ def replay_avoidance(model: NaoModel, name: str, inputs: dict[str, np.ndarray],
     return out
 
 
-def record(path: Path = FIXTURE) -> None:
-    """Write the fixture with this checkout's code (run on the commit the fixture names)."""
+def record(path: Path = FIXTURE, only: tuple[str, ...] = ()) -> None:
+    """Write the fixture with this checkout's code (run on the commit the fixture names).
+
+    `only`: re-record these scenarios and keep the others' recording (a deliberate change of
+    one scenario's problem, which the others must still reproduce)."""
     model = NaoModel()
     arrays: dict[str, np.ndarray] = {}
+    if only:
+        with np.load(path) as data:
+            arrays = {key: data[key] for key in data.files if key.split("/")[1] not in only}
     for kind, names, make, run, tight in (
             ("balancer", BALANCER_SCENARIOS, make_balancer_inputs, replay_balancer, tight_balancer_config()),
             ("avoidance", AVOIDANCE_SCENARIOS, make_avoidance_inputs, replay_avoidance, tight_avoidance_config())):
         for name in names:
+            if only and name not in only:
+                continue
             inputs = make(model, name)
             exact = run(model, name, inputs, tight)
             default = run(model, name, inputs)
@@ -226,4 +235,9 @@ def record(path: Path = FIXTURE) -> None:
 
 
 if __name__ == "__main__":
-    record()
+    import sys
+
+    unknown = set(sys.argv[1:]) - set(BALANCER_SCENARIOS + AVOIDANCE_SCENARIOS)
+    if unknown:
+        sys.exit(f"unknown scenarios {sorted(unknown)}; known: {BALANCER_SCENARIOS + AVOIDANCE_SCENARIOS}")
+    record(only=tuple(sys.argv[1:]))
