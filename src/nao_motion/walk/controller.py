@@ -265,6 +265,8 @@ class WalkController:
     def __init__(self, model: NaoModel, config: WalkControllerConfig | None = None):
         self.model = model
         self.fk = ForwardKinematics(model)
+        # FK of the measured and of the commanded joints, refilled every cycle
+        self._measured_state, self._commanded_state = self.fk.new_state(), self.fk.new_state()
         self.dt_s = model.cycle_time_s
         self.walk_config = WalkConfig.for_model(model, posture_name=WALK_POSTURE)
         self.config = WalkControllerConfig()
@@ -399,7 +401,7 @@ class WalkController:
         if (now_s - inputs.torso_s > stale_s or now_s - inputs.states_s > stale_s
                 or not np.all(inputs.q_received[self.required])):
             return None
-        state = self.fk.compute(inputs.q_measured)
+        state = self.fk.compute(inputs.q_measured, out=self._measured_state)
         torso = inputs.torso_world
         return _Measurement(torso @ self.fk.pose(state, "l_sole"), torso @ self.fk.pose(state, "r_sole"),
                             torso[:3, :3] @ state.com_torso_m + torso[:3, 3],
@@ -444,7 +446,7 @@ class WalkController:
         a loaded hip, ~1 cm at the foot), which would make a swing foot jump at lift-off."""
         if not np.all(inputs.commanded_received[self.required]):
             return measurement.left_sole_world, measurement.right_sole_world
-        state = self.fk.compute(inputs.q_commanded)
+        state = self.fk.compute(inputs.q_commanded, out=self._commanded_state)
         return tuple(inputs.torso_world @ self.fk.pose(state, sole) for sole in ("l_sole", "r_sole"))
 
     def _protection(self, inputs: WalkInputs) -> str | None:
