@@ -268,6 +268,33 @@ def test_pass_through_is_limited_and_enabling_does_not_jump():
     assert result.mode is Mode.BALANCING and np.max(np.abs(result.q - previous)) < 1e-6
 
 
+def test_pass_through_standing_still_reports_what_a_fresh_cycle_would():
+    """A pass-through command that stays put gives the last result again (it is most of a
+    standing cycle's cost); the wish moving, new foot states or a QP cycle in between are seen."""
+    b = standing(enable=False)
+    wish = posture(MODEL, "StandInit")
+    first = b.step(wish)
+    again = b.step(wish)
+    assert again is first  # nothing moved: the same result
+    wish[MODEL.joint_index("LKneePitch")] += 0.2  # the wish moves: a new command, COM and margin
+    moved = b.step(wish)
+    assert moved is not first and moved.q[MODEL.joint_index("LKneePitch")] > first.q[MODEL.joint_index("LKneePitch")] - 1e-12
+    for _ in range(40):
+        moved = b.step(wish)
+    fresh = standing(enable=False)
+    fresh.reset(b.q.copy())
+    expected = fresh.step(b.q.copy())
+    assert moved.com_world_m == pytest.approx(expected.com_world_m, abs=1e-9)
+    assert moved.com_margin_m == pytest.approx(expected.com_margin_m, abs=1e-9)
+    b.apply(WholeBodySettings(right_foot=FootState.FREE))  # new feet: a new polygon
+    lifted = b.step(wish)
+    assert lifted is not moved and lifted.com_margin_m != pytest.approx(moved.com_margin_m)
+    b.set_enabled(True)
+    b.step(wish)  # a QP cycle moves the command
+    b.set_enabled(False)
+    assert b.step(wish) is not lifted
+
+
 def test_walk_references_move_the_com_and_the_swing_foot():
     b = standing(enable=False)
     left, right = sole_poses(b)

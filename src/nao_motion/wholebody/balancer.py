@@ -303,6 +303,7 @@ class WholeBodyBalancer:
         self._started = False
         self._state = self.fk.new_state()  # FK of the command (``_current_state``)
         self._state_valid = False
+        self._passed: tuple[WholeBodySettings, BalancerResult] | None = None  # the last pass-through
 
     # --- set-up -----------------------------------------------------------------------------
     def update_config(self, config: BalancerConfig) -> None:
@@ -430,6 +431,7 @@ class WholeBodyBalancer:
     def _set_command(self, q: np.ndarray) -> None:
         np.copyto(self.q, q)
         self._state_valid = False
+        self._passed = None
 
     def _anchor(self, torso_attitude: np.ndarray | None = None) -> None:
         state = self._current_state()
@@ -562,21 +564,29 @@ class WholeBodyBalancer:
         self._anchor_torso(self._current_state(), integrate=False)
 
     def _pass_through(self) -> BalancerResult:
-        """Disabled: the wish within the joint limits, reached no faster than the speed limit."""
+        """Disabled: the wish within the joint limits, reached no faster than the speed limit.
+
+        A command that stays where it is (standing still, the usual case) gives the last cycle's
+        result again: its frame, COM and polygon cost most of a standing whole-body cycle."""
         model, q = self.model, self.q
         target = model.clip_to_limits(model.mimic_hip_yaw_pitch(self.qp.articular.wish))
         np.subtract(target, q, out=self._step)
         limit = self._vmax_joint * self.dt_s
         np.minimum(self._step, limit, out=self._step)
         np.maximum(self._step, -limit, out=self._step)
+        passed = self._passed
+        if passed is not None and passed[0] is self.settings and self._state_valid and not self._step.any():
+            return passed[1]
         q += self._step
         self._set_command(model.clip_to_limits(q))
         self._follow_robot_frame()
         self._refresh()
         polygon = self._grounded_polygon(self.settings.feet)
-        return BalancerResult(q, Mode.PASS_THROUGH, Outcome.PASSED, "disabled: pass-through", 0,
-                              self.jac.com_world_m, self.torso_world, polygon,
-                              polygon.margin(self.jac.com_world_m[:2]))
+        result = BalancerResult(q, Mode.PASS_THROUGH, Outcome.PASSED, "disabled: pass-through", 0,
+                                self.jac.com_world_m, self.torso_world, polygon,
+                                polygon.margin(self.jac.com_world_m[:2]))
+        self._passed = (self.settings, result)
+        return result
 
     def _anchor_torso(self, state, integrate: bool = True) -> None:
         """The torso pose in W at the command's state: implied by the Fixed feet (averaged), else
@@ -736,4 +746,5 @@ class WholeBodyBalancer:
         for hand, limit in zip(self._hands.tolist(), self._hand_step_max):
             q[hand] += min(max(wish[hand] - q[hand], -limit), limit)
         self._state_valid = False
+        self._passed = None
         self._last_twist[:] = x[:N_BASE]
