@@ -78,10 +78,11 @@ def test_imu_and_fsr_readings_beyond_the_hardware_are_refused():
     assert not plausible_fsr(np.array([-50.0, 0.0, 0.0, 0.0]), limit)
 
 
-def test_a_push_that_blows_the_physics_up_does_not_send_time_back():
+def test_a_push_that_blows_the_physics_up_does_not_send_time_back(tmp_path, monkeypatch):
     """Was: MuJoCo reset itself on a 1e308 N push, sim time went back to 0 on /clock."""
     from nao_motion.sim.simulator import NaoSimulator, SimulationDiverged
 
+    monkeypatch.chdir(tmp_path)  # MuJoCo writes its warning to MUJOCO_LOG.TXT in the working directory
     sim = NaoSimulator(MODEL)
     sim.step(5)
     t0 = sim.time_s
