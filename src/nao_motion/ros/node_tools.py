@@ -24,7 +24,7 @@ from .qos import TF_QOS, TF_STATIC_QOS
 
 # Lines a family of keys (one topic's refusals, each reason its own key) logs per period at most:
 # a flood of input that is bad each time differently must not flood the log.
-FAMILY_LINES = 2
+FAMILY_LINES = 5
 THROTTLE_KEYS = 200  # keys remembered; beyond, the oldest are forgotten (bounded memory)
 
 
@@ -82,8 +82,9 @@ class ClockWatch:
         back = now_s < self.last_s
         if back:
             self.jumps += 1
-            self._node.get_logger().warning(
-                f"the clock went back from {self.last_s:.3f} s to {now_s:.3f} s: {self._what}")
+            # (throttled: stamps from two clocks mixed on one topic would jump at every message)
+            throttled_warning(self._node, "clock went back", f"the clock went back from {self.last_s:.3f} s to "
+                                                             f"{now_s:.3f} s: {self._what}", 1.0)
         self.last_s = now_s
         return back
 
