@@ -83,7 +83,9 @@ def serialized(names, positions) -> bytes:
 
 def test_reader_reads_what_rclpy_deserializes():
     names = list(MODEL.joint_names)[::-1] + ["LFinger21"]
-    positions = np.linspace(-0.5, 0.5, len(names))
+    # distinct values, each within its joint's range (a sensor's reading)
+    low, high = np.append(MODEL.lower[::-1], -1.0), np.append(MODEL.upper[::-1], 1.0)
+    positions = low + (high - low) * np.linspace(0.1, 0.9, len(names))
     reader = JointStateReader(MODEL)
     q, received = np.zeros(MODEL.n_joints), np.zeros(MODEL.n_joints, dtype=bool)
     msg = JointState(name=names, position=positions.tolist())

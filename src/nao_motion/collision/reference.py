@@ -23,7 +23,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..joint_input import JointInputError, parse_joint_values
+from ..joint_input import MAX_COMMAND_POSITION_RAD, JointInputError, parse_joint_values
 from ..model import NaoModel
 
 
@@ -53,7 +53,7 @@ def parse_targets(model: NaoModel, names: Sequence[str], positions: Sequence[flo
     """
     if len(names) == 0:
         raise JointInputError("no joint names")
-    parsed = parse_joint_values(model, names, positions)
+    parsed = parse_joint_values(model, names, positions, limit=MAX_COMMAND_POSITION_RAD)
     vmax = model.max_velocity[parsed.indices]
     if len(velocities) == 0:
         speeds = speed_fraction * vmax
@@ -78,7 +78,7 @@ def parse_trajectory(model: NaoModel, names: Sequence[str], times_s: Sequence[fl
     rows = []
     for k, positions in enumerate(points):
         try:
-            rows.append(parse_joint_values(model, names, positions))
+            rows.append(parse_joint_values(model, names, positions, limit=MAX_COMMAND_POSITION_RAD))
         except JointInputError as err:
             raise JointInputError(f"point {k}: {err}") from None
     times = np.asarray(times_s, dtype=float)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import numbers
 
-__all__ = ["FootstepError", "InvalidCommandError", "MoveConfigError", "finite_number"]
+__all__ = ["FootstepError", "InvalidCommandError", "MoveConfigError", "finite_number", "plausible_number"]
 
 
 class FootstepError(ValueError):
@@ -33,4 +33,13 @@ def finite_number(value: object, what: str) -> float:
     v = float(value)
     if not math.isfinite(v):
         raise InvalidCommandError(f"{what} {value!r} is not finite")
+    return v
+
+
+def plausible_number(value: object, what: str, limit: float) -> float:
+    """finite_number, and within +-`limit`: a value far beyond anything a NAO can do (1e308 m/s)
+    is a bug in the caller, refused rather than clipped to the gait's limits and walked."""
+    v = finite_number(value, what)
+    if abs(v) > limit:
+        raise InvalidCommandError(f"{what} {v!r} is beyond +-{limit:g}: refused, not clipped")
     return v

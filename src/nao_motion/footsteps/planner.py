@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from enum import Enum
 from typing import Any
 
-from .errors import InvalidCommandError, finite_number
+from .errors import InvalidCommandError, finite_number, plausible_number
 from .footstep import FeetState, Footstep, Leg, make_step
 from .gait_config import (
     DEFAULT_GAIT_CONFIG,
@@ -58,6 +58,16 @@ __all__ = ["WalkMode", "FootstepPlanner"]
 _STRIDE_CACHE_SIZE = 64
 
 
+# Bounds of what a command can ask before it is refused instead of clipped to the gait: a hundred
+# times NAO's speed (about 0.1 m/s), a kilometre of moveTo, ten metres (and radians) of footstep.
+MAX_COMMAND_SPEED_MPS = 10.0
+MAX_COMMAND_RATE_RADPS = 10.0
+MAX_MOVE_TO_M = 1000.0
+MAX_MOVE_TO_RAD = 100.0
+MAX_FOOTSTEP_M = 10.0
+MAX_FOOTSTEP_RAD = 10.0
+
+
 class WalkMode(Enum):
     IDLE = "idle"
     MOVE_TO = "move_to"
@@ -70,12 +80,12 @@ def _pose(value: Any, what: str) -> Pose2D:
     if isinstance(value, Pose2D):
         if not value.is_finite():
             raise InvalidCommandError(f"{what} {value} is not finite")
-        return value
+        return _pose([value.x, value.y, value.theta], what)
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) or len(value) != 3:
         raise InvalidCommandError(f"{what} {value!r} is not an [x, y, theta] triple")
-    return Pose2D(
-        finite_number(value[0], f"{what} x"), finite_number(value[1], f"{what} y"), finite_number(value[2], f"{what} theta")
-    )
+    return Pose2D(plausible_number(value[0], f"{what} x", MAX_FOOTSTEP_M),
+                  plausible_number(value[1], f"{what} y", MAX_FOOTSTEP_M),
+                  plausible_number(value[2], f"{what} theta", MAX_FOOTSTEP_RAD))
 
 
 def _sequence(value: Any, what: str) -> Sequence:
@@ -211,7 +221,8 @@ class FootstepPlanner:
         self, x_m: float, y_m: float, theta_rad: float, move_config: Any = None
     ) -> None:
         """Walk to (x, y, theta) relative to the robot position now; ends feet together."""
-        target = Pose2D(finite_number(x_m, "x"), finite_number(y_m, "y"), finite_number(theta_rad, "theta"))
+        target = Pose2D(plausible_number(x_m, "x", MAX_MOVE_TO_M), plausible_number(y_m, "y", MAX_MOVE_TO_M),
+                        plausible_number(theta_rad, "theta", MAX_MOVE_TO_RAD))
         config = parse_move_config(move_config, allow_per_foot=False, allow_frequency=False)
         goal = (self.get_robot_position() * target).normalized()
         gait = config.left
@@ -225,7 +236,9 @@ class FootstepPlanner:
         self, vx_mps: float, vy_mps: float, wz_radps: float, move_config: Any = None
     ) -> None:
         """Walk at the body velocity (m/s, m/s, rad/s) until another command; zero stops."""
-        vx, vy, wz = finite_number(vx_mps, "vx"), finite_number(vy_mps, "vy"), finite_number(wz_radps, "wz")
+        vx = plausible_number(vx_mps, "vx", MAX_COMMAND_SPEED_MPS)
+        vy = plausible_number(vy_mps, "vy", MAX_COMMAND_SPEED_MPS)
+        wz = plausible_number(wz_radps, "wz", MAX_COMMAND_RATE_RADPS)
         config = parse_move_config(move_config)
         self._set_velocity(vx, vy, wz, config)
 

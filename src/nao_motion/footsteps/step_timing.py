@@ -26,6 +26,10 @@ def clamp_step_duration_s(duration_s: float, gait: GaitConfig) -> float:
     return min(gait.max_step_period_s, max(gait.min_step_period_s, duration_s))
 
 
+# A step of a minute is no step NAO takes (about half a second): a bug in the caller's times.
+MAX_STEP_DURATION_S = 60.0
+
+
 def durations_from_times(times_s: Sequence[float], gait: GaitConfig) -> list[float]:
     """Step durations (s) from cumulative end times; raises on bad times."""
     out: list[float] = []
@@ -39,6 +43,9 @@ def durations_from_times(times_s: Sequence[float], gait: GaitConfig) -> list[flo
                 f"times must be strictly increasing: time {i} ({v} s) <= "
                 f"time {i - 1} ({previous} s)"
             )
+        if v - previous > MAX_STEP_DURATION_S:
+            raise InvalidCommandError(f"time {i} ({v} s): a step of {v - previous:g} s is beyond "
+                                      f"{MAX_STEP_DURATION_S:g} s: refused, not clipped")
         out.append(clamp_step_duration_s(v - previous, gait))
         previous = v
     return out

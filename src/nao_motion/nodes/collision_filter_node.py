@@ -67,10 +67,12 @@ from ..collision.avoidance import AvoidanceConfig, CollisionAvoidance, Outcome
 from ..collision.pairs import PROTECTION_CHAINS, protected_arms
 from ..collision.reference import JointReference, parse_targets, parse_trajectory
 from ..joint_input import JointInputError, parse_joint_values
-from ..model import SUPPORTED_VERSIONS, NaoModel
+from ..model import NaoModel
 from ..ros.conversions import stamp_seconds
 from ..ros.cdr import JointStateReader
+from ..ros.parameters import NAO_VERSION, ParameterSpec, declare_startup
 from ..ros.node_tools import (
+    ClockWatch,
     CycleDiagnostics,
     ValidatedParameters,
     declare_thread_priority,
@@ -89,11 +91,8 @@ DEFAULT_SPEED_FRACTION = 0.3  # of each joint's maximum speed, for joint_targets
 class CollisionFilterNode(Node):
     def __init__(self, **kwargs):
         super().__init__("collision_filter", **kwargs)
-        self.declare_parameter("nao_version", "V5")
         declare_thread_priority(self)
-        version = self.get_parameter("nao_version").value
-        if version not in SUPPORTED_VERSIONS:
-            raise ValueError(f"nao_version must be one of {SUPPORTED_VERSIONS}, got {version!r}")
+        version = declare_startup(self, {"nao_version": NAO_VERSION})["nao_version"]
         self.model = NaoModel(version)
         self.filter = CollisionAvoidance(self.model)
         self.reference = JointReference(self.model)
@@ -107,18 +106,19 @@ class CollisionFilterNode(Node):
         self.limp = np.zeros(n, dtype=bool)
         self.started = False
         defaults = self.filter.config
-        self.params = ValidatedParameters(
-            self,
-            {"protected_chains": ["Arms"], "margin_m": defaults.margin_m,
-             "influence_distance_m": defaults.influence_distance_m, "max_speed_fraction": DEFAULT_SPEED_FRACTION},
-            {
-                "protected_chains": f"chains protected against self-collision, from {sorted(PROTECTION_CHAINS)}",
-                "margin_m": "distance (m) kept between an arm and the rest of the body, in [0, 0.05]",
-                "influence_distance_m": "pairs closer than this (m) are constrained, in (margin_m, 0.3]",
-                "max_speed_fraction": "speed of joint_targets without velocities, fraction of max, in (0, 1]",
-            },
-            self._validate, self._apply,
-        )
+        self.params = ValidatedParameters(self, {
+            "protected_chains": ParameterSpec(["Arms"], "chains protected against self-collision",
+                                              choices=tuple(sorted(PROTECTION_CHAINS)),
+                                              choice_name="collision protection chain"),
+            "margin_m": ParameterSpec(defaults.margin_m, "distance (m) kept between an arm and the rest of the body",
+                                      minimum=0.0, maximum=0.05),
+            "influence_distance_m": ParameterSpec(defaults.influence_distance_m, "pairs closer than this (m) are "
+                                                  "constrained; more than margin_m", minimum=0.0, maximum=0.3,
+                                                  exclusive_minimum=True),
+            "max_speed_fraction": ParameterSpec(DEFAULT_SPEED_FRACTION, "speed of joint_targets without velocities, "
+                                                "fraction of each joint's maximum", minimum=0.0, maximum=1.0,
+                                                exclusive_minimum=True),
+        }, self._validate, self._apply)
 
         self.command_pub = self.create_publisher(JointState, "joint_commands", CYCLE_QOS)
         self.distance_pub = self.create_publisher(Float64, "collision_filter/closest_distance", CYCLE_QOS)
@@ -145,6 +145,7 @@ class CollisionFilterNode(Node):
         self.last_result = None
         self.last_q = np.zeros(self.model.n_joints)
         self.last_publish_s = -np.inf
+        self.clock_watch = ClockWatch(self, "the motion under way stopped where it was")
         self.get_logger().info(
             f"collision filter for NAO {version}: {self.filter.pairs.n_pairs} pairs, "
             f"protected {sorted(self.filter.config.protected_arms)}")
@@ -156,17 +157,6 @@ class CollisionFilterNode(Node):
                        influence_distance_m=values["influence_distance_m"])
 
     def _validate(self, values: dict) -> str | None:
-        chains = values["protected_chains"]
-        if not isinstance(chains, (list, tuple)) or not all(isinstance(c, str) for c in chains):
-            return f"protected_chains must be a list of chain names, got {chains!r}"
-        for chain in chains:
-            if chain not in PROTECTION_CHAINS:
-                return f"unknown collision protection chain {chain!r}: expected one of {sorted(PROTECTION_CHAINS)}"
-        for name in ("margin_m", "influence_distance_m", "max_speed_fraction"):
-            if not isinstance(values[name], float):
-                return f"{name} must be a float, got {values[name]!r}"
-        if not 0.0 < values["max_speed_fraction"] <= 1.0:
-            return f"max_speed_fraction must be in (0, 1], got {values['max_speed_fraction']!r}"
         return self._config(values).validate()
 
     def _apply(self, values: dict) -> None:
@@ -189,8 +179,9 @@ class CollisionFilterNode(Node):
         return self.get_clock().now().nanoseconds * 1e-9
 
     def _reject(self, topic: str, reason: str) -> None:
-        # Not throttled: each rejected command is one line saying why.
-        self.get_logger().warning(f"{topic} rejected, the robot keeps its last safe command: {reason}")
+        # Each reason once a second: a buggy script can send a bad command at any rate.
+        throttled_warning(self, f"{topic}: {reason}",
+                          f"{topic} rejected, the robot keeps its last safe command: {reason}", 1.0, family=topic)
 
     def on_targets(self, msg: JointState) -> None:
         try:
@@ -219,7 +210,7 @@ class CollisionFilterNode(Node):
 
     def on_joint_states(self, data: bytes) -> None:
         if merge_joint_state(self, "joint_states", self.states_reader, data, self.measured,
-                             self.received) is not None:
+                             self.received, self.diagnostics) is not None:
             self.on_cycle()
 
     def on_stiffness(self, msg: JointState) -> None:
@@ -248,6 +239,11 @@ class CollisionFilterNode(Node):
             self.started = True
             self.diagnostics.set_status(DiagnosticStatus.OK, "ok")
         now_s = self._now_s()
+        if self.clock_watch.went_back(now_s):
+            # The motion under way is timed on the old clock: it stops where the command is.
+            self.reference.reset(self.filter.command)
+            self.last_publish_s = self.last_markers_s = -np.inf
+            self.settled = False
         np.less(self.stiffness, self.filter.config.limp_stiffness, out=self.limp)
         if self.settled and not self.reference.moving:
             if now_s - self.last_publish_s >= KEEP_ALIVE_S:

@@ -39,21 +39,24 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 from diagnostic_msgs.msg import DiagnosticStatus
 from geometry_msgs.msg import PoseStamped, Twist
-from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from std_msgs.msg import Bool, ColorRGBA, Float64MultiArray
 from std_srvs.srv import Trigger
 from visualization_msgs.msg import Marker, MarkerArray
 
 from ..footsteps import NAO_FOOT_BOXES, FootstepError, FootstepPlanner, Leg, Pose2D, WalkMode
+from ..footsteps.step_queue import DEFAULT_PREVIEW_S
 from ..footsteps.gait_config import FREQUENCY_KEY, GAIT_PARAMETERS, MoveConfigError, parse_move_config
-from ..model import SUPPORTED_VERSIONS, NaoModel
+from ..model import NaoModel
 from ..ros.footstep_messages import (
-    PER_FOOT_KEYS, SETTABLE_KEYS, FootstepMessageError, FootstepPlan, decode_request, encode_plan, plan_of)
+    FOOT_PREFIXES, PER_FOOT_KEYS, SETTABLE_KEYS, FootstepMessageError, FootstepPlan, decode_request, encode_plan,
+    plan_of)
+from ..ros.parameters import NAO_VERSION, ParameterSpec, declare_startup
 from ..ros.node_tools import CycleDiagnostics, ValidatedParameters, run_node, throttled_warning
 from ..ros.qos import LATCHED_QOS
 from ..ros.tf_listener import TfListener
@@ -68,27 +71,30 @@ LEG_RGB = {Leg.LEFT: (0.1, 0.75, 0.2), Leg.RIGHT: (0.9, 0.2, 0.15)}
 class FootstepPlannerNode(Node):
     def __init__(self, **kwargs):
         super().__init__("footstep_planner", **kwargs)
-        startup = ParameterDescriptor(read_only=True)
-        self.declare_parameter("nao_version", "V5", startup)
-        self.declare_parameter("preview_s", 0.8, startup)
-        version = self.get_parameter("nao_version").value
-        if version not in SUPPORTED_VERSIONS:
-            raise ValueError(f"nao_version must be one of {SUPPORTED_VERSIONS}, got {version!r}")
-        preview_s = self.get_parameter("preview_s").value
+        startup = declare_startup(self, {
+            "nao_version": NAO_VERSION,
+            "preview_s": ParameterSpec(DEFAULT_PREVIEW_S, "NAOqi's preview window: steps starting within it are "
+                                       "unchangeable (s)", minimum=0.0, maximum=10.0, startup=True)})
+        version, preview_s = startup["nao_version"], startup["preview_s"]
         self.model = NaoModel(version)
         self.planner = FootstepPlanner(now_s=self._now_s(), preview_s=preview_s)
         self.accepted = self.refused = 0
         self.last_refusal = "none"
-        defaults = {key: GAIT_PARAMETERS[key].default for key in SETTABLE_KEYS}
-        defaults.update({key: math.nan for key in PER_FOOT_KEYS})
-        defaults.update({"frequency": 1.0, "max_goal_distance_m": 20.0})
-        descriptions = {key: f"{p.description} ({p.unit or 'normalised'}), in [{p.minimum:.3f}, {p.maximum:.3f}]"
-                        for key, p in GAIT_PARAMETERS.items() if p.settable}
-        descriptions.update({key: "per-foot override for cmd_vel / cmd_vel_normalized; NaN = the common value"
-                             for key in PER_FOOT_KEYS})
-        descriptions["frequency"] = "normalised step frequency of cmd_vel / cmd_vel_normalized, in [0, 1]"
-        descriptions["max_goal_distance_m"] = "goal_pose farther than this (m) is refused as unreachable, > 0"
-        self.params = ValidatedParameters(self, defaults, descriptions, self._validate, self._apply)
+        # The gait's keys are checked by the planner's move-config parser, on the same table
+        # (GAIT_PARAMETERS) that gives their defaults and ranges.
+        specs = {key: ParameterSpec(p.default, f"{p.description} ({p.unit or 'normalised'}), in "
+                                               f"[{p.minimum:g}, {p.maximum:g}]")
+                 for key, p in GAIT_PARAMETERS.items() if p.settable}
+        specs.update({f"{side}{key}": replace(specs[key], default=math.nan, nan_means="the common value",
+                                              description=f"{side.lower()} foot's own {key} for cmd_vel / "
+                                                          "cmd_vel_normalized")
+                      for side in FOOT_PREFIXES for key in SETTABLE_KEYS})
+        specs["frequency"] = ParameterSpec(1.0, "normalised step frequency of cmd_vel / cmd_vel_normalized "
+                                                "(NAOqi's Frequency), in [0, 1]")
+        specs["max_goal_distance_m"] = ParameterSpec(20.0, "goal_pose farther than this (m) is refused as "
+                                                           "unreachable", minimum=0.0, maximum=1000.0,
+                                                     exclusive_minimum=True)
+        self.params = ValidatedParameters(self, specs, self._validate, self._apply)
 
         self.tf = TfListener(self)
         self.plan_pub = self.create_publisher(Float64MultiArray, "footsteps/plan", LATCHED_QOS)
@@ -130,11 +136,6 @@ class FootstepPlannerNode(Node):
         return entries
 
     def _validate(self, values: dict) -> str | None:
-        for name, value in values.items():
-            if not isinstance(value, float):
-                return f"{name} must be a double, got {value!r}"
-        if not (math.isfinite(values["max_goal_distance_m"]) and values["max_goal_distance_m"] > 0.0):
-            return f"max_goal_distance_m must be finite and > 0, got {values['max_goal_distance_m']!r}"
         try:
             parse_move_config(self._move_config(values, per_foot=True))
         except MoveConfigError as err:
@@ -157,7 +158,8 @@ class FootstepPlannerNode(Node):
             # The clock went back (simulation reset): the plan's times are meaningless now.
             feet = self.planner.feet
             self.planner.reset(feet.left, feet.right, now_s)
-            throttled_warning(self, "clock", "the clock went backwards: plan dropped, feet kept")
+            self.last_plan_s = -math.inf  # published again at once, dated on the new clock
+            throttled_warning(self, "clock", "the clock went back: plan dropped, feet kept")
         self.planner.advance_to(now_s)
         if self.walk_initializing:
             self.planner.hold_start()
@@ -179,7 +181,8 @@ class FootstepPlannerNode(Node):
     def _refuse(self, source: str, reason: str) -> None:
         self.refused += 1
         self.last_refusal = f"{source}: {reason}"
-        throttled_warning(self, f"{source}: {reason}", f"{source} refused, the plan is kept: {reason}", 1.0)
+        throttled_warning(self, f"{source}: {reason}", f"{source} refused, the plan is kept: {reason}", 1.0,
+                          family=source)
         self._publish_plan()  # the refusal count tells a waiting client
 
     def on_cmd_vel(self, msg: Twist) -> None:

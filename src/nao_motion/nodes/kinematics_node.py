@@ -25,11 +25,14 @@ from rclpy.node import Node
 from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import String
 
+from ..joint_input import quoted
 from ..kinematics import ForwardKinematics
-from ..model import SUPPORTED_VERSIONS, NaoModel
+from ..model import NaoModel
 from ..ros.cdr import ImuReader, JointStateReader
 from ..ros.conversions import IMU_ORIENTATION_ERROR, stamp_seconds, transform_stamped
+from ..ros.parameters import NAO_VERSION, ParameterSpec, declare_startup
 from ..ros.node_tools import (
+    ClockWatch,
     CycleDiagnostics,
     TfPublisher,
     ValidatedParameters,
@@ -46,24 +49,19 @@ from ..urdf import generate_urdf
 class KinematicsNode(Node):
     def __init__(self, **kwargs):
         super().__init__("kinematics", **kwargs)
-        self.declare_parameter("nao_version", "V5")
-        version = self.get_parameter("nao_version").value
-        if version not in SUPPORTED_VERSIONS:
-            raise ValueError(f"nao_version must be one of {SUPPORTED_VERSIONS}, got {version!r}")
+        version = declare_startup(self, {"nao_version": NAO_VERSION})["nao_version"]
         self.model = NaoModel(version)
         self.fk = ForwardKinematics(self.model)
-        self.params = ValidatedParameters(
-            self,
-            {"stale_timeout_s": 0.5, "use_imu": True, "publish_base_footprint": True, "publish_frequency": 50.0},
-            {
-                "publish_frequency": "most /tf and com publications per second (Hz, > 0): at most one per "
-                                     "joint_states; read at start-up",
-                "stale_timeout_s": "stop publishing when no valid joint_states for this long (s, > 0)",
-                "use_imu": "take the vertical for base_footprint from imu (else: the lower sole is flat)",
-                "publish_base_footprint": "publish base_footprint -> base_link (REP-120)",
-            },
-            self._validate, lambda values: None, read_only=("publish_frequency",),
-        )
+        self.params = ValidatedParameters(self, {
+            "stale_timeout_s": ParameterSpec(0.5, "stop publishing when no valid joint_states for this long (s)",
+                                             minimum=0.0, maximum=60.0, exclusive_minimum=True),
+            "use_imu": ParameterSpec(True, "take the vertical for base_footprint from imu (else: the lower sole "
+                                           "is flat)"),
+            "publish_base_footprint": ParameterSpec(True, "publish base_footprint -> base_link (REP-120)"),
+            "publish_frequency": ParameterSpec(50.0, "most /tf and com publications per second (Hz): at most "
+                                                     "one per joint_states", minimum=0.0, maximum=1000.0,
+                                               exclusive_minimum=True, startup=True),
+        }, None, lambda values: None)
         n = self.model.n_joints
         self.q = np.zeros(n)
         self.received = np.zeros(n, dtype=bool)
@@ -73,6 +71,7 @@ class KinematicsNode(Node):
         self.torso_attitude = None
         self.imu_time_s = None
         self.stale = False
+        self.clock_watch = ClockWatch(self, "the IMU's reading dropped")
 
         self.tf = TfPublisher(self)
         self.description_pub = self.create_publisher(String, "robot_description", LATCHED_QOS)
@@ -96,23 +95,12 @@ class KinematicsNode(Node):
         self.with_footprint_image = self.tf.image(joint_transforms + [footprint])
         self.com_msg = PointStamped()
         self.com_msg.header.frame_id = "torso"
-        self.diagnostics = CycleDiagnostics(self, "kinematics", 1.0 / self.params.values["publish_frequency"])
+        self.diagnostics = CycleDiagnostics(self, "kinematics", 1.0 / self.params.values["publish_frequency"],
+                                            holding="the last valid pose stays published")
         self.create_timer(1.0 / self.params.values["publish_frequency"], self.on_cycle)
         self.create_timer(0.1, self.check_stale)
         self.get_logger().info(
             f"kinematics for NAO {version}: {len(self.fk.frame_names())} frames")
-
-    @staticmethod
-    def _validate(values: dict) -> str | None:
-        if not (isinstance(values["stale_timeout_s"], float) and values["stale_timeout_s"] > 0.0):
-            return f"stale_timeout_s must be a float > 0, got {values['stale_timeout_s']!r}"
-        frequency = values["publish_frequency"]
-        if not (isinstance(frequency, float) and 0.0 < frequency <= 1000.0):
-            return f"publish_frequency must be a float in (0, 1000] Hz, got {frequency!r}"
-        for flag in ("use_imu", "publish_base_footprint"):
-            if not isinstance(values[flag], bool):
-                return f"{flag} must be a bool, got {values[flag]!r}"
-        return None
 
     def _now(self):
         return self.get_clock().now().to_msg()
@@ -137,12 +125,13 @@ class KinematicsNode(Node):
         return valid
 
     def _merge(self, data: bytes) -> bool:
-        stamp = merge_joint_state(self, "joint_states", self.joint_reader, data, self.q, self.received)
+        stamp = merge_joint_state(self, "joint_states", self.joint_reader, data, self.q, self.received,
+                                  self.diagnostics)
         if stamp is None:
             return False
         if self.joint_reader.ignored_names:
             throttled_warning(self, "unknown",
-                              f"ignoring unknown joints in joint_states: {self.joint_reader.ignored_names}")
+                              f"ignoring unknown joints in joint_states: {quoted(self.joint_reader.ignored_names)}")
         self.stamp = stamp if stamp_seconds(stamp) > 0.0 else self._now()
         self.last_valid_s = self._now_s()
         return True
@@ -168,6 +157,8 @@ class KinematicsNode(Node):
     def on_cycle(self) -> None:
         """Publish the transforms and centre of mass of the newest valid joint state, if one came."""
         start = time.perf_counter()
+        if self.clock_watch.went_back(self._now_s()):
+            self.imu_time_s = None  # read on the old clock: it would look fresh for as long as the jump
         if not self._merge_joint_states():
             return
         if not np.all(self.received[self.required]):

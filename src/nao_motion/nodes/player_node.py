@@ -9,37 +9,29 @@ from __future__ import annotations
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 
-from ..model import SUPPORTED_VERSIONS, NaoModel
+from ..model import NaoModel
 from ..motions import MOTIONS, motion
 from ..ros.node_tools import ValidatedParameters, run_node
+from ..ros.parameters import NAO_VERSION, ParameterSpec, declare_startup
 from ..ros.qos import CYCLE_QOS
 
 
 class JointStatePlayer(Node):
     def __init__(self, **kwargs):
         super().__init__("joint_state_player", **kwargs)
-        self.declare_parameter("nao_version", "V5")
-        version = self.get_parameter("nao_version").value
-        if version not in SUPPORTED_VERSIONS:
-            raise ValueError(f"nao_version must be one of {SUPPORTED_VERSIONS}, got {version!r}")
+        version = declare_startup(self, {"nao_version": NAO_VERSION})["nao_version"]
         self.model = NaoModel(version)
         self.msg = JointState(name=list(self.model.joint_names))
         self.start_ns: int | None = None
-        self.params = ValidatedParameters(
-            self, {"motion": "wave", "loop": True, "speed": 1.0, "topic": "joint_states"},
-            {"motion": f"one of {sorted(MOTIONS)}", "loop": "repeat the motion",
-             "speed": "time scale (> 0, 1 = as designed)", "topic": "output topic (read-only)"},
-            self._validate, self._apply, read_only=("topic",))
+        self.params = ValidatedParameters(self, {
+            "motion": ParameterSpec("wave", "the keyframe motion played", choices=tuple(sorted(MOTIONS))),
+            "loop": ParameterSpec(True, "repeat the motion"),
+            "speed": ParameterSpec(1.0, "time scale (1 = as designed)", minimum=0.0, maximum=100.0,
+                                   exclusive_minimum=True),
+            "topic": ParameterSpec("joint_states", "output topic", startup=True),
+        }, None, self._apply)
         self.pub = self.create_publisher(JointState, self.params.values["topic"], CYCLE_QOS)
         self.create_timer(self.model.cycle_time_s, self.on_cycle)
-
-    @staticmethod
-    def _validate(values: dict) -> str | None:
-        if values["motion"] not in MOTIONS:
-            return f"unknown motion {values['motion']!r}: expected one of {sorted(MOTIONS)}"
-        if not isinstance(values["speed"], float) or not values["speed"] > 0.0:
-            return f"speed must be a float > 0, got {values['speed']!r}"
-        return None
 
     def _apply(self, values: dict) -> None:
         self.motion = motion(self.model, values["motion"])

@@ -7,7 +7,8 @@ steps the physics one motion cycle (10 ms V5, 12 ms V6) per tick and publishes s
 Subscriptions
   ``joint_commands`` (sensor_msgs/JointState): ``name`` + ``position`` (rad), optional
       ``velocity`` (rad/s, feed-forward; empty or one per name). Joints not named keep their
-      command. Positions are clamped to the joint limits (coupled head/ankle limits included).
+      command. Positions are clamped to the joint limits (coupled head/ankle limits included);
+      beyond a full turn (2 pi) they are refused.
       RHipYawPitch follows LHipYawPitch (one motor): its entry is ignored when LHipYawPitch is
       in the message and drives the shared motor when it is alone. A message with an unknown
       joint name, duplicate names, a length mismatch or a NaN/inf value is ignored whole
@@ -18,7 +19,7 @@ Subscriptions
   ``push`` (geometry_msgs/WrenchStamped): a force (N) applied at the torso's centre of mass for
       ``push_duration_s`` seconds of sim time, in the frame ``header.frame_id``: "" or "world"
       (world frame), "torso" or "base_link" (torso frame at the moment the push starts). The
-      torque part is ignored.
+      torque part is ignored. A force beyond ten times the robot's weight is refused.
 
 Publications (stamped with sim time)
   ``joint_states`` (sensor_msgs/JointState): all 26 joints, position (rad), velocity (rad/s),
@@ -35,20 +36,24 @@ Publications (stamped with sim time)
 Services
   ``reset`` (std_srvs/Trigger): back to ``initial_posture`` with ``initial_stiffness``; sim time
       goes on (no jump back on /clock).
+  ``reset_simulation`` (std_srvs/Trigger): the same, and sim time restarts at 0 (Gazebo's name): the
+      clock jumps back, as in a bag replay; the other nodes start their cycle state afresh.
 
-Parameters
+Parameters (``STARTUP_PARAMETERS``, read-only at run time, and ``RUN_TIME_PARAMETERS``: defaults
+and ranges there)
   ``nao_version`` (V5/V6), ``physics_step_s`` (0.002; must divide the cycle),
   ``initial_posture`` (a name from nao_motion.postures), ``initial_stiffness`` (1.0),
   ``actuation_delay_cycles`` (0), ``self_collision`` (false): read at start-up;
-  ``real_time_factor`` (1.0 = wall time, 2.0 = twice as fast, 0 = as fast as possible),
-  ``push_duration_s`` (0.1), ``lockstep`` (false: when true the simulator steps one cycle per
-  received joint_commands message, so a controller that answers every joint_states runs
-  deterministically, as fast as both can): changeable at run time.
+  ``real_time_factor`` (1.0 = wall time, 2.0 = twice as fast, 0 = as fast as possible; else in
+  [0.01, 100]), ``push_duration_s`` (0.1, in (0, 10]), ``lockstep`` (false: when true the
+  simulator steps one cycle per received joint_commands message, so a controller that answers
+  every joint_states runs deterministically, as fast as both can): changeable at run time.
 """
 
 from __future__ import annotations
 
 import time
+from functools import partial
 
 import numpy as np
 from diagnostic_msgs.msg import DiagnosticStatus
@@ -61,8 +66,8 @@ from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import Float32MultiArray, MultiArrayDimension
 from std_srvs.srv import Trigger
 
-from ..joint_input import JointInputError, parse_joint_values
-from ..model import SUPPORTED_VERSIONS, NaoModel
+from ..joint_input import MAX_COMMAND_POSITION_RAD, JointInputError, parse_joint_values
+from ..model import NaoModel
 from ..postures import POSTURES
 from ..ros.conversions import time_msg
 from ..ros.sampled import SampledSubscription
@@ -74,12 +79,42 @@ from ..ros.node_tools import (
     run_node,
     throttled_warning,
 )
+from ..ros.parameters import NAO_VERSION, ParameterSpec, declare_startup
 from ..ros.qos import CYCLE_QOS
 from ..sim.fsr import FSR_NAMES
 from ..sim.simulator import NaoSimulator, SimState, SimulationDiverged
 
 # Most motion cycles stepped in one late tick to catch up with the wall-clock schedule.
 MAX_CATCH_UP_CYCLES = 5
+# Slower than a cycle per second of wall time is a pause, not a simulation (and a timer's period
+# of the cycle divided by a tiny factor does not fit in a ROS duration); faster than 100 is more
+# than a core steps the physics.
+MIN_REAL_TIME_FACTOR, MAX_REAL_TIME_FACTOR = 0.01, 100.0
+# A push beyond ten times the robot's weight is not a push but a bug: MuJoCo's integrator blows
+# up and resets the world (sim time back to 0).
+MAX_PUSH_WEIGHTS = 10.0
+GRAVITY_MPS2 = 9.81
+
+STARTUP_PARAMETERS = {
+    "nao_version": NAO_VERSION,
+    "physics_step_s": ParameterSpec(0.002, "MuJoCo's step (s); must divide the motion cycle", minimum=0.0,
+                                    maximum=0.005, exclusive_minimum=True, startup=True),
+    "initial_posture": ParameterSpec("StandInit", "posture at start-up and reset", choices=tuple(sorted(POSTURES)),
+                                     startup=True),
+    "initial_stiffness": ParameterSpec(1.0, "stiffness of every joint at start-up and reset", minimum=0.0,
+                                       maximum=1.0, startup=True),
+    "actuation_delay_cycles": ParameterSpec(0, "cycles between a command's arrival and its effect", minimum=0,
+                                            maximum=10, startup=True),
+    "self_collision": ParameterSpec(False, "collisions between the robot's own bodies", startup=True),
+}
+RUN_TIME_PARAMETERS = {
+    "real_time_factor": ParameterSpec(1.0, f"sim seconds per wall second (1 = wall time, 0 = as fast as possible, "
+                                           f"else at least {MIN_REAL_TIME_FACTOR})", minimum=0.0,
+                                      maximum=MAX_REAL_TIME_FACTOR),
+    "push_duration_s": ParameterSpec(0.1, "duration (s, sim time) of a force received on `push`", minimum=0.0,
+                                     maximum=10.0, exclusive_minimum=True),
+    "lockstep": ParameterSpec(False, "step one cycle per joint_commands message"),
+}
 
 WORLD_FRAMES = ("", "world")
 TORSO_FRAMES = ("torso", "base_link")
@@ -88,17 +123,8 @@ TORSO_FRAMES = ("torso", "base_link")
 class SimulatorNode(Node):
     def __init__(self, **kwargs):
         super().__init__("simulator", **kwargs)
-        startup = {
-            "nao_version": "V5", "physics_step_s": 0.002, "initial_posture": "StandInit",
-            "initial_stiffness": 1.0, "actuation_delay_cycles": 0, "self_collision": False,
-        }
-        for name, default in startup.items():
-            self.declare_parameter(name, default)
+        cfg = declare_startup(self, STARTUP_PARAMETERS)
         declare_thread_priority(self)  # the robot's own cycle runs real time too (LoLA)
-        cfg = {name: self.get_parameter(name).value for name in startup}
-        reason = self._validate_startup(cfg)
-        if reason:
-            raise ValueError(f"invalid start-up parameters: {reason}")
         self.model = NaoModel(cfg["nao_version"])
         self.initial_stiffness = float(cfg["initial_stiffness"])
         self.sim = NaoSimulator(
@@ -141,16 +167,10 @@ class SimulatorNode(Node):
         self.create_subscription(JointState, "joint_stiffness", self.on_joint_stiffness, CYCLE_QOS)
         self.create_subscription(WrenchStamped, "push", self.on_push, 10)
         self.create_service(Trigger, "reset", self.on_reset)
+        # Gazebo's reset_simulation: sim time restarts at 0 too (the clock jumps back).
+        self.create_service(Trigger, "reset_simulation", partial(self.on_reset, keep_time=False))
 
-        self.params = ValidatedParameters(
-            self, {"real_time_factor": 1.0, "push_duration_s": 0.1, "lockstep": False},
-            {
-                "real_time_factor": "sim seconds per wall second (1 = wall time, 0 = as fast as possible)",
-                "push_duration_s": "duration (s, sim time) of a force received on `push`",
-                "lockstep": "step one cycle per joint_commands message",
-            },
-            self._validate, self._apply,
-        )
+        self.params = ValidatedParameters(self, RUN_TIME_PARAMETERS, self._validate, self._apply)
         self.publish_state(self.sim.state)
         self.get_logger().info(
             f"simulated NAO {self.model.version}: cycle {self.sim.control_period_s * 1e3:.0f} ms, physics step "
@@ -158,34 +178,13 @@ class SimulatorNode(Node):
             f"real_time_factor {self.params.values['real_time_factor']}")
 
     # --- parameters ---------------------------------------------------------------------------
-    @staticmethod
-    def _validate_startup(cfg: dict) -> str | None:
-        if cfg["nao_version"] not in SUPPORTED_VERSIONS:
-            return f"nao_version must be one of {SUPPORTED_VERSIONS}, got {cfg['nao_version']!r}"
-        if not isinstance(cfg["physics_step_s"], float) or not 0.0 < cfg["physics_step_s"] <= 0.005:
-            return f"physics_step_s must be a float in (0, 0.005], got {cfg['physics_step_s']!r}"
-        if cfg["initial_posture"] not in POSTURES:
-            return f"initial_posture must be one of {sorted(POSTURES)}, got {cfg['initial_posture']!r}"
-        if not isinstance(cfg["initial_stiffness"], float) or not 0.0 <= cfg["initial_stiffness"] <= 1.0:
-            return f"initial_stiffness must be a float in [0, 1], got {cfg['initial_stiffness']!r}"
-        if not isinstance(cfg["actuation_delay_cycles"], int) or not 0 <= cfg["actuation_delay_cycles"] <= 10:
-            return f"actuation_delay_cycles must be an integer in 0..10, got {cfg['actuation_delay_cycles']!r}"
-        if not isinstance(cfg["self_collision"], bool):
-            return f"self_collision must be a bool, got {cfg['self_collision']!r}"
-        return None
-
     def _validate(self, values: dict) -> str | None:
         rtf = values["real_time_factor"]
-        if not isinstance(rtf, float) or not np.isfinite(rtf) or rtf < 0.0:
-            return f"real_time_factor must be a float >= 0, got {rtf!r}"
+        if 0.0 < rtf < MIN_REAL_TIME_FACTOR:
+            return f"real_time_factor must be 0 (as fast as possible) or >= {MIN_REAL_TIME_FACTOR}, got {rtf!r}"
         if rtf == 0.0 and self.get_parameter(THREAD_PRIORITY).value != 0:
             # Stepping flat out at real-time priority would hold a core from everything else.
             return "real_time_factor 0 (as fast as possible) needs thread_priority 0 (set at start-up)"
-        d = values["push_duration_s"]
-        if not isinstance(d, float) or not np.isfinite(d) or not 0.0 < d <= 10.0:
-            return f"push_duration_s must be a float in (0, 10], got {d!r}"
-        if not isinstance(values["lockstep"], bool):
-            return f"lockstep must be a bool, got {values['lockstep']!r}"
         return None
 
     def _apply(self, values: dict) -> None:
@@ -200,13 +199,13 @@ class SimulatorNode(Node):
         self._schedule = (time.monotonic(), self.sim.time_s)
 
     # --- inputs -----------------------------------------------------------------------------------
-    def _parse(self, msg: JointState, field: str, what: str):
+    def _parse(self, msg: JointState, field: str, what: str, limit: float | None = None):
         values = list(getattr(msg, field))
-        return parse_joint_values(self.model, msg.name, values, unknown_names="reject", what=what)
+        return parse_joint_values(self.model, msg.name, values, unknown_names="reject", what=what, limit=limit)
 
     def on_joint_commands(self, msg: JointState) -> None:
         try:
-            parsed = self._parse(msg, "position", "position")
+            parsed = self._parse(msg, "position", "position", MAX_COMMAND_POSITION_RAD)
             velocities = None
             if len(msg.velocity):
                 velocities = self._parse(msg, "velocity", "velocity").values
@@ -239,8 +238,10 @@ class SimulatorNode(Node):
         f = msg.wrench.force
         force = np.array([f.x, f.y, f.z])
         frame = msg.header.frame_id
-        if not np.all(np.isfinite(force)):
-            throttled_warning(self, "push", "push ignored: non-finite force")
+        max_force_n = MAX_PUSH_WEIGHTS * self.model.total_mass_kg * GRAVITY_MPS2
+        if not np.all(np.isfinite(force)) or np.linalg.norm(force) > max_force_n:
+            throttled_warning(self, "push", f"push ignored: the force must be finite and at most {max_force_n:.0f} N "
+                                            f"({MAX_PUSH_WEIGHTS:g} times the robot's weight)")
             return
         if frame in WORLD_FRAMES:
             frame = "world"
@@ -255,8 +256,9 @@ class SimulatorNode(Node):
         self.get_logger().info(
             f"push {force.round(2).tolist()} N ({frame}) for {duration} s at t = {self.sim.time_s:.3f} s")
 
-    def on_reset(self, request, response):
-        state = self.sim.reset(None, self.initial_stiffness, keep_time=True)
+    def on_reset(self, request, response, keep_time: bool = True):
+        state = self.sim.reset(None, self.initial_stiffness, keep_time=keep_time)
+        self._schedule = self._rtf_window = (time.monotonic(), state.time_s)
         self._was_fallen = False
         self._commands_since_step = 0
         self._commands_started = False

@@ -72,7 +72,6 @@ import numpy as np
 from diagnostic_msgs.msg import DiagnosticStatus
 from geometry_msgs.msg import Point, PointStamped, Pose, PoseArray, PoseStamped, Vector3Stamped
 from nav_msgs.msg import Odometry
-from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 from rclpy.task import Future
@@ -83,7 +82,8 @@ from trajectory_msgs.msg import JointTrajectory
 from visualization_msgs.msg import Marker, MarkerArray
 
 from ..joint_input import JointInputError, parse_joint_values
-from ..model import SUPPORTED_VERSIONS, NaoModel
+from ..model import NaoModel
+from ..plausibility import MIN_FSR_FORCE_N, max_fsr_force_n, plausible_fsr
 from ..ros.conversions import (
     IMU_ORIENTATION_ERROR,
     pose_matrix_of,
@@ -94,7 +94,9 @@ from ..ros.conversions import (
 )
 from ..ros.cdr import POSE_FLOATS, ImuReader, JointStateReader, MessageImage, StampedFloatsReader
 from ..ros.footstep_messages import FootstepMessageError, decode_plan
+from ..ros.parameters import NAO_VERSION, ParameterSpec, declare_startup
 from ..ros.node_tools import (
+    ClockWatch,
     CycleDiagnostics,
     TfPublisher,
     ValidatedParameters,
@@ -136,20 +138,36 @@ TRAIL_POINTS = 300  # planned CoM path shown: the last 3 s at 100 Hz
 ARM_PARAMETERS = {"move_arms_enabled_larm": "move_arms_enabled.LArm",
                   "move_arms_enabled_rarm": "move_arms_enabled.RArm"}
 PARAMETER_FIELDS = {ARM_PARAMETERS.get(f.name, f.name): f.name for f in fields(WalkControllerConfig)}
-PARAMETER_DESCRIPTIONS = {
-    "move_arms_enabled.LArm": "setMoveArmsEnabled: the left arm swings while walking",
-    "move_arms_enabled.RArm": "setMoveArmsEnabled: the right arm swings while walking",
-    "com_feedback_gain": "measured CoM blended into the walk per cycle, in [0, 1] (0: open loop); "
-                         "read when a walk starts",
-    "heading_correction_gain": "fraction of the heading error the IMU measures (against the balancer's "
-                               "torso) turned into the executed steps at each lift-off, in [0, 1] "
-                               "(0: open loop); read when a walk starts",
-    "foot_contact_protection": "no walk while the feet's total FSR force is below foot_contact_min_force_n",
-    "foot_contact_min_force_n": "total FSR force (N, > 0) below which the robot is in the air",
-    "stiffness_protection": "no walk while a leg joint's stiffness is <= 0.6",
-    "user_arm_hold_s": "an arm commanded by the user swings again this long (s, > 0) after the command",
-    "stale_timeout_s": "joint_states / torso pose / FSR older than this (s, > 0) are not used",
-    "move_init_timeout_s": "walk/move_init and the initialization movement give up after this long (s, > 0)",
+_DEFAULTS = WalkControllerConfig()
+
+
+def _spec(field: str, description: str, **limits) -> ParameterSpec:
+    return ParameterSpec(getattr(_DEFAULTS, field), description, **limits)
+
+
+_POSITIVE_S = dict(minimum=0.0, maximum=60.0, exclusive_minimum=True)
+PARAMETER_SPECS = {
+    "move_arms_enabled.LArm": _spec("move_arms_enabled_larm", "setMoveArmsEnabled: the left arm swings while "
+                                                              "walking"),
+    "move_arms_enabled.RArm": _spec("move_arms_enabled_rarm", "setMoveArmsEnabled: the right arm swings while "
+                                                              "walking"),
+    "com_feedback_gain": _spec("com_feedback_gain", "measured CoM blended into the walk per cycle (0: open loop); "
+                                                    "read when a walk starts", minimum=0.0, maximum=1.0),
+    "heading_correction_gain": _spec("heading_correction_gain", "fraction of the heading error the IMU measures "
+                                     "(against the balancer's torso) turned into the executed steps at each "
+                                     "lift-off (0: open loop); read when a walk starts", minimum=0.0, maximum=1.0),
+    "foot_contact_protection": _spec("foot_contact_protection", "no walk while the feet's total FSR force is below "
+                                                                "foot_contact_min_force_n"),
+    "foot_contact_min_force_n": _spec("foot_contact_min_force_n", "total FSR force (N) below which the robot is in "
+                                                                  "the air", minimum=0.0, maximum=100.0,
+                                      exclusive_minimum=True),
+    "stiffness_protection": _spec("stiffness_protection", "no walk while a leg joint's stiffness is <= 0.6"),
+    "user_arm_hold_s": _spec("user_arm_hold_s", "an arm commanded by the user swings again this long (s) after "
+                                                "the command", **_POSITIVE_S),
+    "stale_timeout_s": _spec("stale_timeout_s", "joint_states / torso pose / FSR older than this (s) are not used",
+                             **_POSITIVE_S),
+    "move_init_timeout_s": _spec("move_init_timeout_s", "walk/move_init and the initialization movement give up "
+                                                        "after this long (s)", **_POSITIVE_S),
 }
 
 
@@ -167,22 +185,18 @@ class MoveInitWait:
 class WalkNode(Node):
     def __init__(self, **kwargs):
         super().__init__("walk", **kwargs)
-        self.declare_parameter("nao_version", "V5", ParameterDescriptor(read_only=True))
         declare_thread_priority(self)
-        version = self.get_parameter("nao_version").value
-        if version not in SUPPORTED_VERSIONS:
-            raise ValueError(f"nao_version must be one of {SUPPORTED_VERSIONS}, got {version!r}")
+        version = declare_startup(self, {"nao_version": NAO_VERSION})["nao_version"]
         self.model = NaoModel(version)
         self.controller = WalkController(self.model)
         self.inputs = WalkInputs.for_model(self.model)
+        self.max_fsr_force_n = max_fsr_force_n(self.model)
         self.bad_plans = 0
         self.kill_future = None
         self.move_init: MoveInitWait | None = None
+        self.clock_watch = ClockWatch(self, "the walk and its dated inputs start afresh")
         self.last_states_s = -math.inf  # node clock, for the watchdog
-        defaults = WalkControllerConfig()
-        self.params = ValidatedParameters(
-            self, {name: getattr(defaults, field) for name, field in PARAMETER_FIELDS.items()},
-            PARAMETER_DESCRIPTIONS, self._validate, self._apply)
+        self.params = ValidatedParameters(self, PARAMETER_SPECS, self._validate, self._apply)
 
         self.com_reference_pub = self.create_publisher(PointStamped, "whole_body/com_reference", CYCLE_QOS)
         self.foot_references_pub = self.create_publisher(PoseArray, "whole_body/foot_references", CYCLE_QOS)
@@ -251,7 +265,8 @@ class WalkNode(Node):
         self.initializing_msg = Bool(data=False)
 
         self.last_out: WalkOutputs | None = None  # of the latest cycle, for the diagnostics
-        self.diagnostics = CycleDiagnostics(self, "walk", self.model.cycle_time_s, self._diagnose)
+        self.diagnostics = CycleDiagnostics(self, "walk", self.model.cycle_time_s, self._diagnose,
+                                            holding="no walk cycle on it, the last references stand")
         self.diagnostics.set_status(DiagnosticStatus.WARN, "waiting for joint_states")
         self.create_timer(WATCHDOG_PERIOD_S, self.on_watchdog)
         self._publish_active(-math.inf)  # latched: moveIsActive is answered before the first cycle
@@ -299,12 +314,12 @@ class WalkNode(Node):
         data = self.commands_sub.take_latest()
         if data is not None:
             merge_joint_state(self, "joint_commands", self.commands_reader, data, inputs.q_commanded,
-                              inputs.commanded_received)
+                              inputs.commanded_received, self.diagnostics)
         data = self.imu_sub.take_latest()
         if data is not None:
             attitude = self.imu_reader.read(data)[0]
             if attitude is None:
-                throttled_warning(self, "imu", IMU_ORIENTATION_ERROR)
+                self._refuse_sensor("imu", IMU_ORIENTATION_ERROR)
             else:
                 inputs.imu_yaw_rad, inputs.imu_s = yaw_of(attitude), now_s
         for i, sub in enumerate(self.fsr_subs):
@@ -312,10 +327,15 @@ class WalkNode(Node):
             if msg is None:
                 continue
             forces = np.asarray(msg.data, dtype=float)
-            if forces.shape != (4,) or not np.all(np.isfinite(forces)):
-                throttled_warning(self, sub.topic, f"{sub.topic} ignored: expected 4 finite forces (N)")
+            if not plausible_fsr(forces, self.max_fsr_force_n):
+                self._refuse_sensor(sub.topic, f"expected 4 forces (N) in [{MIN_FSR_FORCE_N:g}, "
+                                               f"{self.max_fsr_force_n:.0f}]")
                 continue
             inputs.fsr_total_n[i], inputs.fsr_s[i] = float(forces.sum()), now_s
+
+    def _refuse_sensor(self, topic: str, reason: str) -> None:
+        throttled_warning(self, topic, f"{topic} ignored: {reason}")
+        self.diagnostics.refused(topic, reason)
 
     def on_stiffness(self, msg: JointState) -> None:
         stiffness = self.inputs.stiffness
@@ -357,13 +377,17 @@ class WalkNode(Node):
         if self.controller.state is not WalkState.IDLE:
             response.success, response.message = False, "walking: moveInit is for before the walk"
             return response
-        self.init_msg.header.stamp = self.get_clock().now().to_msg()
-        self.targets_pub.publish(self.init_msg)
-        # Decided by the cycles, on the joint_states' clock: from the latest stamp on.
-        now_s = inputs.states_s
-        self.move_init = MoveInitWait(now_s, now_s + timeout_s, Future())
-        response.success = bool(await self.move_init.reached)
-        self.move_init = None
+        wait = self.move_init
+        if wait is None or wait.reached.done():
+            self.init_msg.header.stamp = self.get_clock().now().to_msg()
+            self.targets_pub.publish(self.init_msg)
+            # Decided by the cycles, on the joint_states' clock: from the latest stamp on.
+            now_s = inputs.states_s
+            wait = self.move_init = MoveInitWait(now_s, now_s + timeout_s, Future())
+        # else a moveInit is under way (a client calling again and again): this call gets its answer
+        response.success = bool(await wait.reached)
+        if self.move_init is wait:
+            self.move_init = None
         response.message = (f"{WALK_POSTURE} reached" if response.success
                             else f"{WALK_POSTURE} not reached within {timeout_s} s")
         self.get_logger().info(f"moveInit: {response.message}")
@@ -383,7 +407,7 @@ class WalkNode(Node):
         start = time.perf_counter()
         inputs = self.inputs
         stamp = merge_joint_state(self, "joint_states", self.states_reader, data, inputs.q_measured,
-                                  inputs.q_received)
+                                  inputs.q_received, self.diagnostics)
         if stamp is None:
             return
         now_s = stamp_seconds(stamp)
@@ -391,6 +415,8 @@ class WalkNode(Node):
             stamp = self.get_clock().now().to_msg()
             now_s = stamp_seconds(stamp)
         self.last_states_s = self._now_s()
+        if self.clock_watch.went_back(now_s):
+            inputs = self._restart_clock()
         inputs.time_s, inputs.states_s = self.controller.reference_time_s(now_s), now_s
         self._read_sampled(now_s)
         out = self.controller.cycle(inputs)
@@ -398,6 +424,21 @@ class WalkNode(Node):
         self._check_move_init(now_s)
         self.diagnostics.record(time.perf_counter() - start)
         self.last_out = out
+
+    def _restart_clock(self) -> WalkInputs:
+        """The clock went back: the walk (its plan, steps and generator are timed on the old clock)
+        and every dated input start afresh, as at start-up; the joints measured, the commands and
+        the stiffness are kept. The planner, seeing the same jump, sends a new plan."""
+        old = self.inputs
+        self.controller = WalkController(self.model, self.controller.config)
+        self.inputs = inputs = WalkInputs.for_model(self.model)
+        for name in ("q_measured", "q_received", "q_commanded", "commanded_received", "stiffness"):
+            getattr(inputs, name)[:] = getattr(old, name)
+        self.last_active_s = self.last_markers_s = -math.inf
+        self.trail.clear()
+        if self.move_init is not None and not self.move_init.reached.done():
+            self.move_init.reached.set_result(False)
+        return inputs
 
     def _act(self, out: WalkOutputs, stamp) -> None:
         for key, text in out.warnings:

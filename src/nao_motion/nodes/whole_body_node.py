@@ -53,7 +53,6 @@ from functools import partial
 import numpy as np
 from diagnostic_msgs.msg import DiagnosticStatus
 from geometry_msgs.msg import Point, PointStamped, PoseArray, PoseStamped, Vector3Stamped
-from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import Imu, JointState
@@ -62,15 +61,17 @@ from std_srvs.srv import SetBool, Trigger
 from visualization_msgs.msg import Marker, MarkerArray
 
 from ..footsteps.gait_config import GAIT_PARAMETERS
-from ..joint_input import JointInputError, parse_joint_values
-from ..model import SUPPORTED_VERSIONS, NaoModel
+from ..joint_input import MAX_COMMAND_POSITION_RAD, JointInputError, parse_joint_values
+from ..model import NaoModel
 from ..ros.conversions import (
     IMU_ORIENTATION_ERROR,
     pose_matrix,
     stamp_seconds,
 )
 from ..ros.cdr import ImuReader, JointStateReader, MessageImage
+from ..ros.parameters import NAO_VERSION, ParameterSpec, declare_startup
 from ..ros.node_tools import (
+    ClockWatch,
     CycleDiagnostics,
     ValidatedParameters,
     declare_thread_priority,
@@ -85,7 +86,7 @@ from ..walk.stabilizer import StabilizerConfig
 from ..wholebody.balancer import BalancerConfig, Outcome, WalkReference, WholeBodySettings
 from ..wholebody.cycle import WholeBodyCycle
 from ..wholebody.reference_queue import DEFAULT_REFERENCE_TIMEOUT_S, WalkReferenceQueue
-from ..wholebody.modes import EFFECTORS, SUPPORT_LEGS, parse_foot_state
+from ..wholebody.modes import EFFECTORS, SUPPORT_LEGS, FootState, parse_foot_state
 
 WORLD_FRAME = "wb_world"
 MAX_TORSO_TILT_RAD = max(GAIT_PARAMETERS[key].maximum for key in ("TorsoWx", "TorsoWy"))
@@ -97,16 +98,15 @@ WATCHDOG_PERIOD_S = 0.5  # how often the absence of joint_states is checked (dia
 class WholeBodyNode(Node):
     def __init__(self, **kwargs):
         super().__init__("whole_body", **kwargs)
-        startup = ParameterDescriptor(read_only=True)
-        self.declare_parameter("nao_version", "V5", startup)
-        self.declare_parameter("max_velocity_fraction", 0.5, startup)
+        startup = declare_startup(self, {
+            "nao_version": NAO_VERSION,
+            "max_velocity_fraction": ParameterSpec(BalancerConfig.max_velocity_fraction, "joint speed limit as a "
+                                                   "fraction of each motor's", minimum=0.0, maximum=1.0,
+                                                   exclusive_minimum=True, startup=True)})
         declare_thread_priority(self)
-        version = self.get_parameter("nao_version").value
-        if version not in SUPPORTED_VERSIONS:
-            raise ValueError(f"nao_version must be one of {SUPPORTED_VERSIONS}, got {version!r}")
+        version = startup["nao_version"]
         self.model = NaoModel(version)
-        self.core = WholeBodyCycle(self.model, BalancerConfig(
-            max_velocity_fraction=float(self.get_parameter("max_velocity_fraction").value)))
+        self.core = WholeBodyCycle(self.model, BalancerConfig(max_velocity_fraction=startup["max_velocity_fraction"]))
         self.balancer = self.core.balancer
         n = self.model.n_joints
         self.measured = np.zeros(n)
@@ -124,31 +124,35 @@ class WholeBodyNode(Node):
         self.gyro_radps = np.zeros(3)  # torso angular velocity (IMU, torso frame), and its time
         self.gyro_s = -np.inf
         self.walk_references = WalkReferenceQueue()
-        self.params = ValidatedParameters(
-            self,
-            {"left_foot_state": "Fixed", "right_foot_state": "Fixed", "balance_constraint": False,
-             "balance_support": "Legs", "effector_control.Head": False, "effector_control.LArm": False,
-             "effector_control.RArm": False, "margin_m": 0.01, "go_to_balance_duration_s": 2.0,
-             "use_imu": True, "reference_timeout_s": DEFAULT_REFERENCE_TIMEOUT_S, "stale_timeout_s": 0.5,
-             "walk_ankle_damping_s": StabilizerConfig().ankle_roll_damping_s},
-            {
-                "left_foot_state": "wbFootState of the left foot: Fixed, Plane or Free",
-                "right_foot_state": "wbFootState of the right foot: Fixed, Plane or Free",
-                "balance_constraint": "wbEnableBalanceConstraint: keep the COM in the support polygon",
-                "balance_support": "support polygon of the balance constraint: Legs, LLeg or RLeg",
-                "effector_control.Head": "wbEnableEffectorControl(Head): head orientation target",
-                "effector_control.LArm": "wbEnableEffectorControl(LArm): left hand position target",
-                "effector_control.RArm": "wbEnableEffectorControl(RArm): right hand position target",
-                "margin_m": "COM distance (m) kept from the support polygon's edges, in [0, 0.03]",
-                "go_to_balance_duration_s": "duration (s) of the go_to_balance services, >= 0",
-                "use_imu": "vertical of wb_world from the imu when the QP starts (else the lower sole is flat)",
-                "reference_timeout_s": "walk references older than this (s) end the walk, > 0",
-                "stale_timeout_s": "joint_states older than this (s) turn the diagnostics WARN, > 0",
-                "walk_ankle_damping_s": "walking: supporting ankles turn this many rad per rad/s of torso "
-                                        "roll/pitch rate (IMU), in [0, 0.2]; 0 = open loop",
-            },
-            self._validate, self._apply,
-        )
+        self.clock_watch = ClockWatch(self, "walk references and IMU readings dropped")
+        feet = tuple(state.value for state in FootState)
+        self.params = ValidatedParameters(self, {
+            "left_foot_state": ParameterSpec("Fixed", "wbFootState of the left foot", choices=feet,
+                                             choice_name="foot state"),
+            "right_foot_state": ParameterSpec("Fixed", "wbFootState of the right foot", choices=feet,
+                                              choice_name="foot state"),
+            "balance_constraint": ParameterSpec(False, "wbEnableBalanceConstraint: keep the COM in the support "
+                                                       "polygon"),
+            "balance_support": ParameterSpec("Legs", "support polygon of the balance constraint",
+                                             choices=SUPPORT_LEGS),
+            "effector_control.Head": ParameterSpec(False, "wbEnableEffectorControl(Head): head orientation target"),
+            "effector_control.LArm": ParameterSpec(False, "wbEnableEffectorControl(LArm): left hand position target"),
+            "effector_control.RArm": ParameterSpec(False, "wbEnableEffectorControl(RArm): right hand position "
+                                                          "target"),
+            "margin_m": ParameterSpec(BalancerConfig.margin_m, "COM distance (m) kept from the support polygon's "
+                                                               "edges", minimum=0.0, maximum=0.03),
+            "go_to_balance_duration_s": ParameterSpec(2.0, "duration (s) of the go_to_balance services",
+                                                      minimum=0.0, maximum=60.0, exclusive_minimum=True),
+            "use_imu": ParameterSpec(True, "vertical of wb_world from the imu when the QP starts (else the lower "
+                                           "sole is flat)"),
+            "reference_timeout_s": ParameterSpec(DEFAULT_REFERENCE_TIMEOUT_S, "walk references older than this (s) "
+                                                 "end the walk", minimum=0.0, maximum=10.0, exclusive_minimum=True),
+            "stale_timeout_s": ParameterSpec(0.5, "joint_states older than this (s) turn the diagnostics WARN",
+                                             minimum=0.0, maximum=60.0, exclusive_minimum=True),
+            "walk_ankle_damping_s": ParameterSpec(StabilizerConfig().ankle_roll_damping_s, "walking: supporting "
+                                                  "ankles turn this many rad per rad/s of torso roll/pitch rate "
+                                                  "(IMU); 0 = open loop", minimum=0.0, maximum=0.2),
+        }, self._validate, self._apply)
 
         self.command_pub = self.create_publisher(JointState, "joint_commands", CYCLE_QOS)
         self.torso_pub = self.create_publisher(PoseStamped, "whole_body/torso_pose", CYCLE_QOS)
@@ -205,16 +209,6 @@ class WholeBodyNode(Node):
             effectors=frozenset(e for e in EFFECTORS if values[f"effector_control.{e}"]))
 
     def _validate(self, values: dict) -> str | None:
-        for name in ("margin_m", "go_to_balance_duration_s", "reference_timeout_s", "stale_timeout_s",
-                     "walk_ankle_damping_s"):
-            if not isinstance(values[name], float) or not np.isfinite(values[name]):
-                return f"{name} must be a finite float, got {values[name]!r}"
-        if not isinstance(values["use_imu"], bool):
-            return f"use_imu must be a bool, got {values['use_imu']!r}"
-        if values["go_to_balance_duration_s"] < 0.0:
-            return "go_to_balance_duration_s must be >= 0"
-        if values["reference_timeout_s"] <= 0.0 or values["stale_timeout_s"] <= 0.0:
-            return "reference_timeout_s and stale_timeout_s must be > 0"
         reason = replace(self.balancer.config, margin_m=values["margin_m"]).validate()
         if reason:
             return reason
@@ -283,25 +277,36 @@ class WholeBodyNode(Node):
     def _refuse(self, topic: str, reason: str) -> None:
         # Each reason once a second: a bad stream can arrive at 100 Hz.
         throttled_warning(self, f"{topic}: {reason}",
-                          f"{topic} refused, the robot keeps its last balanced command: {reason}", 1.0)
+                          f"{topic} refused, the robot keeps its last balanced command: {reason}", 1.0,
+                          family=topic)
 
     def on_wish(self, msg: JointState) -> None:
         try:
-            parsed = parse_joint_values(self.model, msg.name, msg.position)
+            parsed = parse_joint_values(self.model, msg.name, msg.position, limit=MAX_COMMAND_POSITION_RAD)
         except JointInputError as err:
             self._refuse("collision_filter/safe_joint_commands", str(err))
             return
         self.wish[parsed.indices] = parsed.values
 
     def on_joint_states(self, data: bytes) -> None:
-        stamp = merge_joint_state(self, "joint_states", self.states_reader, data, self.measured, self.received)
+        stamp = merge_joint_state(self, "joint_states", self.states_reader, data, self.measured, self.received,
+                                  self.diagnostics)
         if stamp is None:
             return
         self.last_states_s = self._now_s()
         if stamp_seconds(stamp) <= 0.0:  # an unstamped driver: the node's clock
             stamp = self.get_clock().now().to_msg()
         self.states_stamp_s = stamp_seconds(stamp)
+        if self.clock_watch.went_back(self.states_stamp_s):
+            self._restart_clock()
         self._cycle(stamp)
+
+    def _restart_clock(self) -> None:
+        """The clock went back: the walk's references and the IMU's readings are dated on the old
+        one (they would look fresh for as long as the jump), the balancer carries on."""
+        self.walk_references = WalkReferenceQueue()
+        self.attitude_s = self.gyro_s = -np.inf
+        self.last_markers_s = -np.inf
 
     def _read_imu(self, now_s: float) -> None:
         data = self.imu_sub.take_latest()
@@ -310,6 +315,7 @@ class WholeBodyNode(Node):
         attitude, gyro = self.imu_reader.read(data)
         if attitude is None:
             throttled_warning(self, "imu", IMU_ORIENTATION_ERROR)
+            self.diagnostics.refused("imu", IMU_ORIENTATION_ERROR)
             return
         self.attitude = attitude
         self.attitude_s = now_s

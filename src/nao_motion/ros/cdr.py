@@ -34,7 +34,8 @@ import numpy as np
 from builtin_interfaces.msg import Time
 from rclpy.serialization import deserialize_message, serialize_message
 
-from ..joint_input import JointInputError, parse_joint_values
+from ..joint_input import JointInputError, parse_joint_values, quoted
+from ..plausibility import implausible_positions, plausible_angular_velocity
 from .conversions import imu_attitude
 
 ENCAPSULATION = 4  # bytes before the CDR payload: representation identifier and options
@@ -164,10 +165,11 @@ class JointStateReader:
     """Stamp and positions of serialized sensor_msgs/JointState messages (see the module docstring).
 
     ``unknown_names``: as :func:`parse_joint_values` ("ignore" for sensor streams, "reject" for
-    commands)."""
+    commands). ``plausible``: a position beyond its joint's range by more than
+    ``plausibility.PLAUSIBLE_MARGIN_RAD`` refuses the message (a sensor stream's reading the robot cannot have)."""
 
-    def __init__(self, model, unknown_names: str = "ignore"):
-        self.model, self.unknown_names = model, unknown_names
+    def __init__(self, model, unknown_names: str = "ignore", plausible: bool = True):
+        self.model, self.unknown_names, self.plausible = model, unknown_names, plausible
         self._layout: _NamesLayout | None = None
         self.ignored_names: list[str] = []  # of the last message read
 
@@ -192,7 +194,11 @@ class JointStateReader:
         if not np.all(np.isfinite(kept)):
             names = self._names(data, names_at)[0]
             bad = [n for n, v, k in zip(names, positions, layout.keep) if k and not np.isfinite(v)]
-            raise JointInputError(f"non-finite position for {bad}")
+            raise JointInputError(f"non-finite position for {quoted(bad)}")
+        if self.plausible:
+            reason = implausible_positions(self.model, layout.indices, kept)
+            if reason:
+                raise JointInputError(reason)
         values[layout.indices] = kept
         received[layout.indices] = True
         self.ignored_names = layout.ignored
@@ -258,7 +264,7 @@ class ImuReader:
 
     ``read(data)`` returns (attitude 3x3 or None when the orientation is refused, as
     ``imu_attitude`` refuses it or when the bytes are not an Imu; angular velocity in rad/s or
-    None when not finite)."""
+    None when not finite or beyond what a gyrometer reads, ``plausibility``)."""
 
     def __init__(self):
         self._floats = StampedFloatsReader(IMU_FLOATS)
@@ -269,7 +275,7 @@ class ImuReader:
         except (ValueError, struct.error):
             return None, None
         gyro = values[IMU_ANGULAR_VELOCITY]
-        return imu_attitude(values[IMU_ORIENTATION]), (gyro.copy() if np.all(np.isfinite(gyro)) else None)
+        return imu_attitude(values[IMU_ORIENTATION]), (gyro.copy() if plausible_angular_velocity(gyro) else None)
 
 
 def _align(offset: int, alignment: int) -> int:

@@ -8,9 +8,10 @@ import numpy as np
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Transform, TransformStamped
 
+from ..plausibility import plausible_quaternion
 from ..spatial import quaternion_xyzw_from_rotation, rotation_from_quaternion_xyzw, transform
 
-IMU_ORIENTATION_ERROR = "imu message with an invalid orientation ignored (a finite, non-zero quaternion)"
+IMU_ORIENTATION_ERROR = "imu message with an invalid orientation ignored (a finite quaternion of norm about 1)"
 
 
 def transform_msg(t: np.ndarray, out: Transform | None = None, quaternion_xyzw=None) -> Transform:
@@ -68,8 +69,9 @@ def pose_matrix_of(values) -> np.ndarray | None:
 
 def imu_attitude(orientation_xyzw) -> np.ndarray | None:
     """The torso's rotation in the IMU's gravity-aligned frame (3x3), or None when the IMU's
-    orientation is not a finite, non-zero quaternion (the caller logs IMU_ORIENTATION_ERROR)."""
+    orientation is not a finite quaternion of norm about 1 (``plausibility``; the caller logs
+    IMU_ORIENTATION_ERROR)."""
     q = np.array(orientation_xyzw, dtype=float)
-    if not np.all(np.isfinite(q)) or np.linalg.norm(q) < 1e-6:
+    if not plausible_quaternion(q):
         return None
     return rotation_from_quaternion_xyzw(q)

@@ -18,30 +18,75 @@ from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.node import Node
 
 from ..processes import STACK_DUMP_SIGNAL
+from .parameters import ParameterSpec, refusal_of
 from .qos import TF_QOS, TF_STATIC_QOS
 
 
-def throttled_warning(node: Node, key: str, message: str, period_s: float = 2.0) -> None:
-    """Log `message` at most once per `period_s` per `key` (bad input can arrive at 100 Hz)."""
+# Lines a family of keys (one topic's refusals, each reason its own key) logs per period at most:
+# a flood of input that is bad each time differently must not flood the log.
+FAMILY_LINES = 5
+THROTTLE_KEYS = 200  # keys remembered; beyond, the oldest are forgotten (bounded memory)
+
+
+def throttled_warning(node: Node, key: str, message: str, period_s: float = 2.0, family: str | None = None) -> None:
+    """Log `message` at most once per `period_s` per `key` (bad input can arrive at 100 Hz), and
+    at most FAMILY_LINES per `period_s` per `family` when given."""
     last = node.__dict__.setdefault("_nao_throttle", {})
     now = time.monotonic()
-    if now - last.get(key, -np.inf) >= period_s:
-        last[key] = now
-        node.get_logger().warning(message)
+    if now - last.get(key, -np.inf) < period_s:
+        return
+    if family is not None:
+        window = node.__dict__.setdefault("_nao_throttle_families", {}).setdefault(family, deque())
+        while window and now - window[0] >= period_s:
+            window.popleft()
+        if len(window) >= FAMILY_LINES:
+            return
+        window.append(now)
+    if len(last) >= THROTTLE_KEYS:
+        for old in sorted(last, key=last.get)[:THROTTLE_KEYS // 2]:
+            del last[old]
+    last[key] = now
+    node.get_logger().warning(message)
 
 
-def merge_joint_state(node: Node, topic: str, reader, data: bytes, values: np.ndarray, received: np.ndarray):
+def merge_joint_state(node: Node, topic: str, reader, data: bytes, values: np.ndarray, received: np.ndarray,
+                      diagnostics: "CycleDiagnostics | None" = None):
     """Write a serialized JointState's positions into `values` (model joint order) and mark them
     `received` (``nao_motion.ros.cdr.JointStateReader``); names that are not NAO joints are
-    ignored; a malformed message is dropped whole with a throttled warning. Returns the message's
-    stamp (builtin_interfaces/Time), or None when it was dropped."""
+    ignored; a malformed or implausible message is dropped whole with a throttled warning (and
+    reported on `diagnostics`). Returns the message's stamp (builtin_interfaces/Time), or None
+    when it was dropped."""
     from ..joint_input import JointInputError
 
     try:
         return reader.merge(data, values, received)
     except JointInputError as err:
         throttled_warning(node, topic, f"{topic} message dropped: {err}")
+        if diagnostics is not None:
+            diagnostics.refused(topic, str(err))
         return None
+
+
+class ClockWatch:
+    """Notices the cycle's clock going back (a simulator's reset_simulation, a bag replayed from its
+    start): every time a node keeps (a stamp, a deadline, a last publication) is then in the
+    future, and the node must start its cycle state afresh instead of waiting for the clock to
+    catch up. ``went_back(now_s)`` says so (and logs it) once per jump."""
+
+    def __init__(self, node: Node, what: str):
+        self._node, self._what = node, what
+        self.last_s = -np.inf
+        self.jumps = 0
+
+    def went_back(self, now_s: float) -> bool:
+        back = now_s < self.last_s
+        if back:
+            self.jumps += 1
+            # (throttled: stamps from two clocks mixed on one topic would jump at every message)
+            throttled_warning(self._node, "clock went back", f"the clock went back from {self.last_s:.3f} s to "
+                                                             f"{now_s:.3f} s: {self._what}", 1.0)
+        self.last_s = now_s
+        return back
 
 
 @dataclass
@@ -61,6 +106,9 @@ class CycleDiagnostics:
     level: bytes = DiagnosticStatus.OK
     message: str = "ok"
     busy_s: float = 0.0  # all recorded cycles' time since start: a share of a core over a window
+    holding: str = "the robot keeps its last command"  # what the node does with refused input
+    refusals: int = 0  # inputs refused since start
+    last_refusal: str = ""  # since the last publication
 
     def __post_init__(self):
         self._pub = self.node.create_publisher(DiagnosticArray, "/diagnostics", 10)
@@ -74,11 +122,25 @@ class CycleDiagnostics:
     def set_status(self, level: bytes, message: str) -> None:
         self.level, self.message = level, message
 
+    def refused(self, what: str, reason: str) -> None:
+        """An input refused (malformed, implausible): the next publication says so, WARN at least,
+        with what the node does meanwhile (``holding``)."""
+        self.refusals += 1
+        self.last_refusal = f"{what} refused ({reason[:200]})"
+
     def publish(self) -> None:
         if self.fill is not None:
             self.fill()
         d = np.asarray(self.durations_s) * 1e3 if self.durations_s else np.zeros(1)
-        status = DiagnosticStatus(level=self.level, name=f"nao_motion: {self.name}", message=self.message,
+        level, message = self.level, self.message
+        if self.refusals:
+            self.values["refused_inputs"] = self.refusals
+            if self.last_refusal:
+                if level == DiagnosticStatus.OK:
+                    level = DiagnosticStatus.WARN
+                message = f"{self.last_refusal}: {self.holding}; {message}"
+                self.last_refusal = ""
+        status = DiagnosticStatus(level=level, name=f"nao_motion: {self.name}", message=message,
                                   hardware_id="nao")
         stats = {
             "cycle_period_ms": f"{self.period_s * 1e3:.1f}",
@@ -97,34 +159,41 @@ class CycleDiagnostics:
 
 
 class ValidatedParameters:
-    """Declares parameters and refuses a change unless the whole new set passes `validate`.
+    """Declares parameters from their specs (``nao_motion.ros.parameters``) and refuses a change
+    unless each value passes its spec and the whole new set passes `validate`.
 
-    `validate(values) -> str | None` returns the reason for refusing, and `apply(values)` is
-    called only after every parameter of a request passed, so nothing is half-applied.
+    `validate(values) -> str | None` (optional) returns the reason for refusing a combination, and
+    `apply(values)` is called only after every parameter of a request passed, so nothing is
+    half-applied. Start-up specs are declared read-only: ROS refuses their change at run time.
     """
 
-    def __init__(self, node: Node, defaults: dict, descriptions: dict[str, str],
-                 validate: Callable[[dict], str | None], apply: Callable[[dict], None],
-                 read_only: tuple[str, ...] = ()):
-        self._node, self._validate, self._apply = node, validate, apply
-        for name, default in defaults.items():
-            node.declare_parameter(name, default, ParameterDescriptor(
-                description=descriptions.get(name, ""), read_only=name in read_only))
-        self.values = {name: node.get_parameter(name).value for name in defaults}
-        reason = validate(dict(self.values))
+    def __init__(self, node: Node, specs: dict[str, ParameterSpec],
+                 validate: Callable[[dict], str | None] | None, apply: Callable[[dict], None]):
+        self._node, self._specs, self._apply = node, specs, apply
+        self._validate = validate or (lambda values: None)
+        for name, spec in specs.items():
+            node.declare_parameter(name, spec.default, spec.descriptor())
+        self.values = {name: node.get_parameter(name).value for name in specs}
+        reason = self.refusal(dict(self.values))
         if reason:
             raise ValueError(f"invalid start-up parameters: {reason}")
         apply(dict(self.values))
         node.add_on_set_parameters_callback(self._on_set)
 
+    def refusal(self, values: dict) -> str | None:
+        return refusal_of(self._specs, values) or self._validate(values)
+
     def _on_set(self, params) -> SetParametersResult:
         candidate = dict(self.values)
         for p in params:
             if p.name in candidate:
+                if self._specs[p.name].startup:  # (ROS refuses read-only ones before asking)
+                    reason = f"{p.name} is read at start-up only"
+                    return SetParametersResult(successful=False, reason=reason)
                 candidate[p.name] = p.value
-        reason = self._validate(candidate)
+        reason = self.refusal(candidate)
         if reason:
-            self._node.get_logger().warning(f"parameter change refused: {reason}")
+            throttled_warning(self._node, "parameters", f"parameter change refused: {reason}", 1.0)
             return SetParametersResult(successful=False, reason=reason)
         self.values = candidate
         self._apply(dict(candidate))

@@ -10,6 +10,8 @@ frame list or the message count is asked for.
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 from rclpy.node import Node
 from rclpy.serialization import deserialize_message
@@ -75,28 +77,32 @@ class TfListener:
     def lookup(self, frame: str, root: str = "torso") -> np.ndarray:
         """Pose of `frame` in `root` from the latest transforms (KeyError if not connected)."""
         self.update()
+        return pose_in_root(self.parent_of, self.local, frame, root)
 
-        def path_to_top(f: str) -> list[str]:
-            path, seen = [f], {f}
-            while f in self.parent_of:
-                f = self.parent_of[f]
-                if f in seen:  # a cycle in /tf (a misconfigured publisher) has no top
-                    raise KeyError(f"/tf has a cycle through {f!r}")
-                seen.add(f)
-                path.append(f)
-            return path
 
-        def pose_in(f: str, ancestor: str) -> np.ndarray:
-            t = np.eye(4)
-            while f != ancestor:
-                if f not in self.parent_of:
-                    raise KeyError(f"{frame!r} is not connected to {root!r}")
-                t = self.local(f) @ t
-                f = self.parent_of[f]
-            return t
+def pose_in_root(parent_of: dict[str, str], local: Callable[[str], np.ndarray], frame: str, root: str) -> np.ndarray:
+    """Pose of `frame` in `root` through the tree `parent_of` (child -> parent) whose edges'
+    poses `local(child)` gives; KeyError when they are not connected or a cycle is met."""
 
-        root_path = set(path_to_top(root))
-        common = next((f for f in path_to_top(frame) if f in root_path), None)
-        if common is None:
-            raise KeyError(f"{frame!r} is not connected to {root!r}")
-        return np.linalg.inv(pose_in(root, common)) @ pose_in(frame, common)
+    def path_to_top(f: str) -> list[str]:
+        path, seen = [f], {f}
+        while f in parent_of:
+            f = parent_of[f]
+            if f in seen:  # a cycle in /tf (a misconfigured publisher) has no top
+                raise KeyError(f"/tf has a cycle through {f!r}")
+            seen.add(f)
+            path.append(f)
+        return path
+
+    def pose_in(f: str, ancestor: str) -> np.ndarray:
+        t = np.eye(4)
+        while f != ancestor:
+            t = local(f) @ t
+            f = parent_of[f]
+        return t
+
+    root_path = set(path_to_top(root))
+    common = next((f for f in path_to_top(frame) if f in root_path), None)
+    if common is None:
+        raise KeyError(f"{frame!r} is not connected to {root!r}")
+    return np.linalg.inv(pose_in(root, common)) @ pose_in(frame, common)

@@ -318,7 +318,9 @@ class NaoSimulator:
     def step(self, cycles: int = 1) -> SimState:
         """Advance `cycles` control cycles; return the state at the end of the last one."""
         m, d = self.mj_model, self.mj_data
+        bad_accelerations = d.warning[mujoco.mjtWarning.mjWARN_BADQACC].number
         for _ in range(int(cycles)):
+            time_s = d.time
             while self._delayed and self._delayed[0][0] <= self.cycle:
                 self._set_command_now(*self._delayed.popleft()[1:])
             for k in range(self.substeps):
@@ -337,6 +339,10 @@ class NaoSimulator:
                 mujoco.mj_step1(m, d)
             self._move_hands()
             self.cycle += 1
+            if d.time < time_s or d.warning[mujoco.mjtWarning.mjWARN_BADQACC].number != bad_accelerations:
+                # MuJoCo reset the data itself (time back to 0): sim time must not jump back.
+                d.time = time_s + self.control_period_s
+                raise SimulationDiverged(f"unstable physics (huge acceleration) at t = {d.time:.3f} s")
         if not (np.all(np.isfinite(d.qpos)) and np.all(np.isfinite(d.qvel))):
             raise SimulationDiverged(f"non-finite physics state at t = {d.time:.3f} s")
         self._last_state = self._make_state()

@@ -81,6 +81,13 @@ from .qp import WHOLE_BODY_SOLVER, WholeBodyQP
 from .support_polygon import SupportPolygon, sole_corners_in_sole, support_polygon
 
 
+# Effector targets the QP is given at all: an unreachable one is leant towards (the QP's
+# compromise), but one a metre away from a 0.57 m robot, or an orientation beyond a half turn,
+# only drives the solver to its iteration limit.
+MAX_ARM_TARGET_M = 1.0
+MAX_HEAD_TARGET_RAD = np.pi
+
+
 @dataclass(frozen=True)
 class BalancerConfig:
     """Tuning of the balancer (lengths m, speeds m/s and rad/s, weights per (m/s)^2 or (rad/s)^2)."""
@@ -373,6 +380,11 @@ class WholeBodyBalancer:
         target = np.asarray(target, dtype=float)
         if target.shape != (3,) or not np.all(np.isfinite(target)):
             raise ValueError(f"{name} target must be 3 finite numbers, got {target.tolist()}")
+        limit = MAX_HEAD_TARGET_RAD if name == "Head" else MAX_ARM_TARGET_M
+        if np.any(np.abs(target) > limit):
+            unit = "rad" if name == "Head" else "m"
+            raise ValueError(f"{name} target {target.tolist()} is beyond +-{limit:g} {unit} in FRAME_ROBOT: "
+                             "no pose of the robot comes near it")
         check_effector_enabled(name, self.settings.effectors)
         robot = self.torso_world @ self.fk.ground_frame(self._current_state(), self.torso_world[:3, :3])
         if name == "Head":

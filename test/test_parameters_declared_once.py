@@ -1,0 +1,87 @@
+"""One declaration per parameter (issue 16): every node made in process, each parameter it declares
+has the same default in its config/ file, is named in the README, says its range and default in its
+descriptor, and is read-only at run time when it is read at start-up."""
+
+import math
+from pathlib import Path
+
+import pytest
+import yaml
+
+rclpy = pytest.importorskip("rclpy")
+
+from rclpy.parameter import Parameter  # noqa: E402
+
+from nao_motion.suite import PLAYER, SIMULATOR, suite_nodes  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+ROS_OWN = {"use_sim_time", "start_type_description_service"}  # rclpy's, on every node
+CLASSES = {"simulator": "SimulatorNode", "joint_state_player": "JointStatePlayer"}
+START_UP = {"nao_version", "thread_priority", "physics_step_s", "initial_posture", "initial_stiffness",
+            "actuation_delay_cycles", "self_collision", "max_velocity_fraction", "preview_s", "publish_frequency",
+            "topic"}
+
+
+def flattened(tree: dict, prefix: str = "") -> dict:
+    out = {}
+    for key, value in tree.items():
+        if isinstance(value, dict):
+            out.update(flattened(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
+
+
+def documented(name: str) -> bool:
+    """Named in backticks, or as one of a group (`effector_control.Head`, `.LArm`; `Left<key>`)."""
+    if f"`{name}`" in README:
+        return True
+    head, _, tail = name.rpartition(".")
+    if head and f"`.{tail}`" in README and f"`{head}." in README:
+        return True
+    return any(name.startswith(side) and f"`{side}<key>`" in README for side in ("Left", "Right"))
+
+
+@pytest.fixture(scope="module")
+def made_nodes():
+    import importlib
+
+    rclpy.init()
+    nodes = []
+    try:
+        for spec in (*suite_nodes(), SIMULATOR, PLAYER):
+            module = importlib.import_module(spec.module)
+            nodes.append((spec, getattr(module, spec.node_class or CLASSES[spec.executable])()))
+        yield nodes
+    finally:
+        for _, node in nodes:
+            node.destroy_node()
+        rclpy.shutdown()
+
+
+def test_each_parameter_is_declared_once_with_one_default(made_nodes):
+    for spec, node in made_nodes:
+        config = yaml.safe_load((ROOT / "config" / spec.config).read_text())
+        in_file = flattened(config[spec.executable]["ros__parameters"])
+        for name, parameter in node._parameters.items():
+            if name in ROS_OWN:
+                continue
+            value = parameter.value
+            assert documented(name), f"{spec.executable}: {name} is not in the README"
+            if name in in_file:
+                same = (isinstance(value, float) and math.isnan(value) and math.isnan(in_file[name])) or \
+                    in_file[name] == value
+                assert same, f"{spec.executable}: {name} is {value!r}, config/{spec.config} says {in_file[name]!r}"
+            descriptor = node.describe_parameter(name)
+            assert descriptor.read_only == (name in START_UP), f"{spec.executable}: {name}"
+            if name != "thread_priority":
+                assert "default" in descriptor.description, f"{spec.executable}: {name}: {descriptor.description}"
+
+
+def test_start_up_parameters_are_read_only_at_run_time(made_nodes):
+    for spec, node in made_nodes:
+        for name in START_UP & set(node._parameters):
+            value = node.get_parameter(name).value
+            result = node.set_parameters([Parameter(name, value=value)])[0]
+            assert not result.successful, f"{spec.executable}: {name} changed at run time"
