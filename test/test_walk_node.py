@@ -19,6 +19,7 @@ from ros_probe import SpinningProbe  # noqa: E402
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from geometry_msgs.msg import PointStamped, PoseArray, PoseStamped  # noqa: E402
 from nav_msgs.msg import Odometry  # noqa: E402
+from rclpy.qos import QoSProfile  # noqa: E402
 from rcl_interfaces.msg import Log  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import Bool, Float32MultiArray, Float64MultiArray, String  # noqa: E402
@@ -74,7 +75,11 @@ class Robot(SpinningProbe):
         node.create_subscription(Odometry, "odom", self._stamped(self.odom), 10)
         node.create_subscription(TFMessage, "/tf", self._stamped(self.tf), TF_QOS)
         node.create_subscription(JointState, "joint_targets", self._stamped(self.targets), CYCLE_QOS)
-        node.create_subscription(Float64MultiArray, "footsteps/plan", self._on_plan, LATCHED_QOS)
+        # Every plan, not only the newest: a walk the protections refuse is planned and killed
+        # within a cycle, and a depth of one lost the plan with steps now and then.
+        node.create_subscription(Float64MultiArray, "footsteps/plan", self._on_plan,
+                                 QoSProfile(depth=50, reliability=LATCHED_QOS.reliability,
+                                            durability=LATCHED_QOS.durability))
         node.create_subscription(Log, "/rosout", self._on_log, 100)
         node.create_subscription(DiagnosticArray, "/diagnostics", self._on_diagnostics, 10)
         node.create_timer(CYCLE_S, self.publish)
