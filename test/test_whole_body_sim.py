@@ -125,3 +125,33 @@ def test_an_arm_reaching_30cm_ahead_leans_the_robot_as_far_as_balance_allows():
     # As close as balance allows: the commanded hand at the target, or stopped by the margin.
     hand = b.fk.position_in_space(b.fk.compute(b.q), "LArm", FRAME_ROBOT)[:3]
     assert np.linalg.norm(hand - target) < 1e-3 or min(com_margins[-50:]) < b.config.margin_m + 1e-3
+
+
+@pytest.mark.parametrize("target", [np.zeros(3), np.array([0.3, 0.1, 0.3])])
+def test_disabling_after_an_effector_reach_holds_the_pose_the_balancer_left(target):
+    """wbEnable(False) after effector control (a target at the floor between the feet, the
+    fuzzing's 'empty' target; one ahead): the robot keeps the pose the balancer left it in, as
+    NAOqi's, and does not fall. Returning at once to the pre-reach wish without balance, it fell.
+    A joint the user then commands moves there."""
+    run = Run(WholeBodySettings(balance_enabled=True, effectors=frozenset({"LArm"})))
+    b = run.balancer
+    b.set_effector_target("LArm", target)
+    while run.time_s < 3.0:
+        run.cycle(run.q0)
+    held = b.q.copy()
+    b.set_enabled(False)
+    head = MODEL.joint_index("HeadYaw")
+    wish = run.q0.copy()
+    while run.time_s < 6.0:
+        if run.time_s > 4.5:
+            wish[head] = 0.5
+        result = b.step(wish, q_measured=run.state.position)
+        run.sim.set_command(result.q)
+        run.state = run.sim.step()
+        run.time_s += MODEL.cycle_time_s
+        assert not run.state.fallen, f"fell at t = {run.time_s:.2f} s"
+    moved = np.abs(b.q - held)
+    moved[head] = 0.0
+    assert moved.max() < 1e-9  # held where the balancer left it
+    assert b.q[head] == pytest.approx(0.5)  # a new command is followed
+    assert run.measured_com_margin() > 0.0

@@ -311,6 +311,9 @@ class WholeBodyBalancer:
         self._state = self.fk.new_state()  # FK of the command (``_current_state``)
         self._state_valid = False
         self._passed: tuple[WholeBodySettings, BalancerResult] | None = None  # the last pass-through
+        # Passing through, the joints the command takes to their wish; disabling clears them
+        # (the pose the balancer left is held), a joint's new wish sets it again.
+        self._pursuing = np.ones(model.n_joints, dtype=bool)
 
     # --- set-up -----------------------------------------------------------------------------
     def update_config(self, config: BalancerConfig) -> None:
@@ -435,6 +438,8 @@ class WholeBodyBalancer:
             if q_measured is not None and np.max(np.abs(q_measured - self.q)) > self.config.max_tracking_error_rad:
                 self._set_command(self.model.clip_to_limits(self.model.mimic_hip_yaw_pitch(q_measured)))
             self._anchor(torso_attitude)
+        if self.enabled and not enabled:  # NAOqi's wbEnable(False): the joints stay where they are
+            self._pursuing.fill(False)
         self.enabled = enabled
         if not enabled:
             self._go_to_balance = None
@@ -515,6 +520,7 @@ class WholeBodyBalancer:
         self._time_s += self.dt_s
         self._ctx.time_s = self._time_s
         self.qp.articular.set_wish(q_wish, self._time_s)
+        self._pursuing |= self.qp.articular.changed
         self._update_mode(walk)
         if self.mode is Mode.PASS_THROUGH:
             return self._pass_through()
@@ -577,12 +583,15 @@ class WholeBodyBalancer:
 
     def _pass_through(self) -> BalancerResult:
         """Disabled: the wish within the joint limits, reached no faster than the speed limit.
+        After wbEnable(False), a joint is held where the balancer left it until its wish changes
+        (all of them taken back at once, without balance, the pose of a reach could topple it).
 
         A command that stays where it is (standing still, the usual case) gives the last cycle's
         result again: its frame, COM and polygon cost most of a standing whole-body cycle."""
         model, q = self.model, self.q
         target = model.clip_to_limits(model.mimic_hip_yaw_pitch(self.qp.articular.wish))
         np.subtract(target, q, out=self._step)
+        self._step *= self._pursuing
         limit = self._vmax_joint * self.dt_s
         np.minimum(self._step, limit, out=self._step)
         np.maximum(self._step, -limit, out=self._step)
@@ -590,6 +599,7 @@ class WholeBodyBalancer:
         if passed is not None and passed[0] is self.settings and self._state_valid and not self._step.any():
             return passed[1]
         q += self._step
+        model.mimic_hip_yaw_pitch(q, out=q)
         self._set_command(model.clip_to_limits(q))
         self._follow_robot_frame()
         self._refresh()

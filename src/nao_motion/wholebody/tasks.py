@@ -195,7 +195,7 @@ class ArticularWish(DiagonalTask):
         n_joints = ctx.model.n_joints
         self.wish = np.zeros(n_joints)
         self._moving_until_s = np.full(n_joints, -np.inf)
-        self._changed = np.zeros(n_joints, dtype=bool)
+        self.changed = np.zeros(n_joints, dtype=bool)
         self._delta = np.zeros(n_joints)
         self._moving = np.zeros(len(ctx.motor), dtype=bool)
         self._holding = np.zeros(len(ctx.motor), dtype=bool)
@@ -209,8 +209,8 @@ class ArticularWish(DiagonalTask):
         ``moving_wish_hold_s`` after `time_s`."""
         np.subtract(q_wish, self.wish, out=self._delta)
         np.abs(self._delta, out=self._delta)
-        np.greater(self._delta, 1e-9, out=self._changed)
-        np.copyto(self._moving_until_s, time_s + self.ctx.config.moving_wish_hold_s, where=self._changed)
+        np.greater(self._delta, 1e-9, out=self.changed)
+        np.copyto(self._moving_until_s, time_s + self.ctx.config.moving_wish_hold_s, where=self.changed)
         np.copyto(self.wish, q_wish)
 
     def fill(self) -> None:
