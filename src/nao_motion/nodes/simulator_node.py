@@ -32,6 +32,13 @@ Publications (stamped with sim time)
       ``torso``), twist in the torso frame.
   ``/clock`` (rosgraph_msgs/Clock), ``/diagnostics`` (cycle time, real-time factor, falls).
 
+With ``interface:=nao_lola`` (V6 only) the joint and sensor topics above are replaced by
+nao_lola's (``nao_motion.ros.lola_robot_interface``: ``effectors/joint_positions`` and
+``effectors/joint_stiffnesses`` in; ``joint_states``, ``imu``, ``sensors/fsr``,
+``sensors/joint_positions``, ``sensors/joint_stiffnesses`` out, stamped with the node's clock),
+so that the robot bringup (``nao-motion robot``) drives the simulated V6 as a real one;
+``ground_truth/odom``, ``/clock``, ``push`` and ``reset`` stay.
+
 Services
   ``reset`` (std_srvs/Trigger): back to ``initial_posture`` with ``initial_stiffness``; sim time
       goes on (no jump back on /clock).
@@ -39,7 +46,8 @@ Services
 Parameters
   ``nao_version`` (V5/V6), ``physics_step_s`` (0.002; must divide the cycle),
   ``initial_posture`` (a name from nao_motion.postures), ``initial_stiffness`` (1.0),
-  ``actuation_delay_cycles`` (0), ``self_collision`` (false): read at start-up;
+  ``actuation_delay_cycles`` (0), ``self_collision`` (false), ``interface`` ("nao_motion" or
+  "nao_lola"): read at start-up;
   ``real_time_factor`` (1.0 = wall time, 2.0 = twice as fast, 0 = as fast as possible),
   ``push_duration_s`` (0.1), ``lockstep`` (false: when true the simulator steps one cycle per
   received joint_commands message, so a controller that answers every joint_states runs
@@ -65,6 +73,7 @@ from ..joint_input import JointInputError, parse_joint_values
 from ..model import SUPPORTED_VERSIONS, NaoModel
 from ..postures import POSTURES
 from ..ros.conversions import time_msg
+from ..ros.lola_robot_interface import LolaRobotInterface
 from ..ros.sampled import SampledSubscription
 from ..ros.node_tools import (
     CycleDiagnostics,
@@ -82,6 +91,7 @@ from ..sim.simulator import NaoSimulator, SimState, SimulationDiverged
 MAX_CATCH_UP_CYCLES = 5
 
 WORLD_FRAMES = ("", "world")
+INTERFACES = ("nao_motion", "nao_lola")  # the topics the simulated robot presents
 TORSO_FRAMES = ("torso", "base_link")
 
 
@@ -91,6 +101,7 @@ class SimulatorNode(Node):
         startup = {
             "nao_version": "V5", "physics_step_s": 0.002, "initial_posture": "StandInit",
             "initial_stiffness": 1.0, "actuation_delay_cycles": 0, "self_collision": False,
+            "interface": "nao_motion",
         }
         for name, default in startup.items():
             self.declare_parameter(name, default)
@@ -117,10 +128,12 @@ class SimulatorNode(Node):
         self.diagnostics = CycleDiagnostics(self, "simulator", self.sim.control_period_s)
 
         # Publishers, with messages prepared once.
-        self.joint_pub = self.create_publisher(JointState, "joint_states", CYCLE_QOS)
-        self.imu_pub = self.create_publisher(Imu, "imu", CYCLE_QOS)
-        self.fsr_pubs = {side: self.create_publisher(Float32MultiArray, f"fsr/{side}", CYCLE_QOS)
-                         for side in ("left", "right")}
+        self.lola = LolaRobotInterface(self, self.sim) if cfg["interface"] == "nao_lola" else None
+        if self.lola is None:
+            self.joint_pub = self.create_publisher(JointState, "joint_states", CYCLE_QOS)
+            self.imu_pub = self.create_publisher(Imu, "imu", CYCLE_QOS)
+            self.fsr_pubs = {side: self.create_publisher(Float32MultiArray, f"fsr/{side}", CYCLE_QOS)
+                             for side in ("left", "right")}
         self.odom_pub = self.create_publisher(Odometry, "ground_truth/odom", CYCLE_QOS)
         self.clock_pub = self.create_publisher(ClockMsg, "/clock", 10)
         self.joint_msg = JointState(name=list(self.model.joint_names))
@@ -137,8 +150,9 @@ class SimulatorNode(Node):
         # Read at each tick, just before the physics steps: a command that arrived in time is
         # applied even when the tick's timer and the message became ready together (an executor
         # serves timers first), and the simulator does not wake once per command.
-        self.commands = SampledSubscription(self, JointState, "joint_commands", depth=20)
-        self.create_subscription(JointState, "joint_stiffness", self.on_joint_stiffness, CYCLE_QOS)
+        if self.lola is None:
+            self.commands = SampledSubscription(self, JointState, "joint_commands", depth=20)
+            self.create_subscription(JointState, "joint_stiffness", self.on_joint_stiffness, CYCLE_QOS)
         self.create_subscription(WrenchStamped, "push", self.on_push, 10)
         self.create_service(Trigger, "reset", self.on_reset)
 
@@ -172,6 +186,10 @@ class SimulatorNode(Node):
             return f"actuation_delay_cycles must be an integer in 0..10, got {cfg['actuation_delay_cycles']!r}"
         if not isinstance(cfg["self_collision"], bool):
             return f"self_collision must be a bool, got {cfg['self_collision']!r}"
+        if cfg["interface"] not in INTERFACES:
+            return f"interface must be one of {INTERFACES}, got {cfg['interface']!r}"
+        if cfg["interface"] == "nao_lola" and cfg["nao_version"] != "V6":
+            return "interface nao_lola needs nao_version V6 (LoLA is the V6's)"
         return None
 
     def _validate(self, values: dict) -> str | None:
@@ -268,8 +286,12 @@ class SimulatorNode(Node):
 
     # --- cycle ------------------------------------------------------------------------------------
     def on_tick(self) -> None:
-        for msg in self.commands.take_all():
-            self.on_joint_commands(msg)
+        if self.lola is None:
+            for msg in self.commands.take_all():
+                self.on_joint_commands(msg)
+        elif self.lola.take_commands():
+            self._commands_since_step += 1
+            self._commands_started = True
         if self.params.values["lockstep"]:
             if self._commands_since_step == 0:
                 return
@@ -338,6 +360,13 @@ class SimulatorNode(Node):
     def publish_state(self, s: SimState) -> None:
         stamp = time_msg(s.time_s)
         self.clock_pub.publish(ClockMsg(clock=stamp))
+        if self.lola is not None:
+            self.lola.publish(s)
+        else:
+            self._publish_sensors(s, stamp)
+        self._publish_ground_truth(s, stamp)
+
+    def _publish_sensors(self, s: SimState, stamp) -> None:
         j = self.joint_msg
         j.header.stamp = stamp
         j.position, j.velocity, j.effort = s.position.tolist(), s.velocity.tolist(), s.effort.tolist()
@@ -357,6 +386,7 @@ class SimulatorNode(Node):
             msg.data = forces.astype(np.float32).tolist()
             self.fsr_pubs[side].publish(msg)
 
+    def _publish_ground_truth(self, s: SimState, stamp) -> None:
         odom = self.odom_msg
         odom.header.stamp = stamp
         p, q = s.torso_position, s.torso_orientation_xyzw
