@@ -304,7 +304,8 @@ class WalkNode(Node):
         if data is not None:
             attitude = self.imu_reader.read(data)[0]
             if attitude is None:
-                throttled_warning(self, "imu", IMU_ORIENTATION_ERROR)
+                if not self.imu_reader.no_orientation:
+                    throttled_warning(self, "imu", IMU_ORIENTATION_ERROR)
             else:
                 inputs.imu_yaw_rad, inputs.imu_s = yaw_of(attitude), now_s
         for i, sub in enumerate(self.fsr_subs):
