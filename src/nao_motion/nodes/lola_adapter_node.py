@@ -36,6 +36,7 @@ from nao_lola_command_msgs.msg import JointPositions, JointStiffnesses
 from nao_lola_sensor_msgs.msg import FSR
 from nao_lola_sensor_msgs.msg import JointStiffnesses as MeasuredStiffnesses
 from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.duration import Duration
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float32MultiArray
@@ -60,6 +61,7 @@ DESCRIPTIONS = {
     "limp_duration_s": "shutdown 'sit'/'limp': stiffness to 0 (s); with sit_duration_s at most 4 s",
 }
 FSR_FORCES = 8  # nao_lola_sensor_msgs/FSR: the left foot's four, then the right foot's
+LAST_COMMAND_ACK_S = 0.5
 
 
 class LolaAdapterNode(Node):
@@ -195,7 +197,10 @@ class LolaAdapterNode(Node):
         self._send(self.core.shutdown_step(self._steady()))
         if self.core.done:
             self.destroy_timer(self._shutdown_timer)
-            self.get_logger().info("shutdown done")
+            # The last command must reach nao_lola before the node (and its writers) goes.
+            acked = all(pub.wait_for_all_acked(Duration(seconds=LAST_COMMAND_ACK_S))
+                        for pub in (self.positions_pub, self.stiffnesses_pub))
+            self.get_logger().info("shutdown done" + ("" if acked else " (the last command was not acknowledged)"))
 
     # --- diagnostics ------------------------------------------------------------------------
     def _diagnose(self) -> None:
