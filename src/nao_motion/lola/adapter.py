@@ -159,9 +159,10 @@ class LolaAdapter:
             values[self._l_hyp] = values[self._r_hyp]
             named[self._l_hyp] = True
         np.copyto(self._wish, values, where=named)
-        self.commanded |= named[self.joints.model_of_lola]
-        if not self.commanded.all():
-            return out
+        if not self.positions_sent:  # (after that every motor has been commanded)
+            self.commanded |= named[self.joints.model_of_lola]
+            if not self.commanded.all():
+                return out
         self._clamp(self._wish)
         self.joints.to_lola(self._clamped, self.positions)
         out.positions = self.positions
@@ -232,11 +233,15 @@ class LolaAdapter:
     # --- internals ----------------------------------------------------------------------------
     def _clamp(self, wish: np.ndarray) -> None:
         clamped = self._clamped
-        np.clip(wish, self.model.lower, self.model.upper, out=clamped)
+        # (maximum/minimum: a seventh of np.clip's time on 26 values)
+        np.maximum(wish, self.model.lower, out=clamped)
+        np.minimum(clamped, self.model.upper, out=clamped)
         clamped[:] = project_coupled_limits(self.model, clamped)
         self.model.mimic_hip_yaw_pitch(clamped, out=clamped)
-        wish_motor = self.model.mimic_hip_yaw_pitch(wish, out=wish)
-        moved = np.abs(clamped - wish_motor) > CLAMP_TOLERANCE_RAD
+        self.model.mimic_hip_yaw_pitch(wish, out=wish)
+        if np.array_equal(clamped, wish):  # the usual case, checked cheaply
+            return
+        moved = np.abs(clamped - wish) > CLAMP_TOLERANCE_RAD
         if moved.any():
             self.clamped_commands += 1
             self.last_clamped = [self.model.joint_names[i] for i in np.flatnonzero(moved)]
