@@ -70,6 +70,7 @@ def run_bringup(nao_version: str, real_time_factor: float, duration_s: float | N
     """`nao-motion sim`, or with `robot` `nao-motion robot` (V6, wall time, the adapter instead of
     the simulator; `duration_s` in wall seconds). `rviz`: rviz2 with config/nao_motion.rviz too."""
     import rclpy
+    from rclpy.executors import ExternalShutdownException
 
     from .ros.monitor import SuiteMonitor
 
@@ -102,7 +103,7 @@ def run_bringup(nao_version: str, real_time_factor: float, duration_s: float | N
                 if dead:
                     print(f"{command}: {dead} exited; see {log_dir}")
                     break
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, ExternalShutdownException):  # (rclpy's own Ctrl-C handler may come first)
         interrupted = True
     finally:
         monitor.close()
