@@ -14,6 +14,7 @@ NODES = {
     "footstep_planner": "nao_motion.nodes.footstep_planner_node:main",
     "walk": "nao_motion.nodes.walk_node:main",
     "nao_motion_suite": "nao_motion.nodes.suite_node:main",
+    "lola_adapter": "nao_motion.nodes.lola_adapter_node:main",
 }
 
 setup(

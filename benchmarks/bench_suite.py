@@ -12,13 +12,17 @@ whether the robot fell; and per node, the time it spent in its own cycles (its d
 ``busy_s``: the figure a composed process cannot give per node from /proc). Then everything again with one
 core kept busy by a load process this benchmark starts and stops itself.
 
+``--lola``: the robot bringup instead (``nao-motion robot``: the suite and the robot adapter to
+nao_lola, NAO V6, 83 Hz, wall time) against the simulator presenting nao_lola's topics; the
+adapter (``lola_adapter``) counts in the suite's figures and has a column of its own.
+
 Figures only; nothing is asserted (the machine is shared and noisy; run it more than once).
 Targets (issue 10): suite without the simulator <= 40 % of one core standing and <= 60 % walking,
 no node above 10 % standing, 0 missed cycles in 60 s of walking (``--walk-s 60``), also with one
 core busy.
 
     ./run bench suite     (or: python benchmarks/bench_suite.py [--stand-s 20] [--walk-s 20]
-                               [--composed | --separate] [--no-load] [--nao-version V6])
+                               [--composed | --separate] [--no-load] [--nao-version V6] [--lola])
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from pathlib import Path
 
 from nao_motion.bringup import Suite
 from nao_motion.processes import local_ros_env, process_cpu_seconds
+from nao_motion.suite import SIMULATOR
 
 WARM_UP_S = 3.0
 LOAD_PROGRAM = "while True: pass"
@@ -94,7 +99,7 @@ def print_phase(result: dict, load: bool) -> None:
     print(f"{'':21s} | per node, time in its own cycles, % of one core: {cycles}", flush=True)
 
 
-def run(version: str, stand_s: float, walk_s: float, composed: bool, load: bool) -> list[dict]:
+def run(version: str, stand_s: float, walk_s: float, composed: bool, load: bool, lola: bool = False) -> list[dict]:
     import rclpy
 
     from nao_motion.almotion import ALMotion
@@ -103,7 +108,9 @@ def run(version: str, stand_s: float, walk_s: float, composed: bool, load: bool)
     env = local_ros_env(random.randint(1, 100))
     load_process = subprocess.Popen([sys.executable, "-c", LOAD_PROGRAM]) if load else None
     logs = Path(tempfile.mkdtemp(prefix="nao_motion_bench_suite_"))
-    suite = Suite(env, version, 1.0, log_dir=logs, composed=composed).start()
+    suite = Suite(env, version, 1.0, log_dir=logs, composed=composed, simulate=not lola, lola_adapter=lola).start()
+    if lola:  # the robot: the simulated V6 behind nao_lola's topics, on wall time like the bringup
+        suite.add(SIMULATOR, {"interface": "nao_lola"})
     # This process's own rclpy (the monitor, the ALMotion client) joins the suite's domain.
     saved = {k: os.environ.get(k) for k in ("ROS_DOMAIN_ID", "ROS_AUTOMATIC_DISCOVERY_RANGE")}
     os.environ.update({k: env[k] for k in saved})
@@ -151,12 +158,16 @@ def main() -> int:
                        help="the suite's nodes in one process")
     group.add_argument("--separate", dest="composed", action="store_false", help="one process per node")
     parser.add_argument("--no-load", action="store_true", help="skip the run with one core busy")
+    parser.add_argument("--lola", action="store_true",
+                        help="the robot bringup (suite + adapter to nao_lola, V6) against the simulated nao_lola")
     args = parser.parse_args()
     composed = Suite.composed if args.composed is None else args.composed
-    print(f"suite benchmark: NAO {args.nao_version}, {'composed' if composed else 'separate processes'}, "
+    version = "V6" if args.lola else args.nao_version
+    print(f"suite benchmark: NAO {version}, {'composed' if composed else 'separate processes'}, "
+          f"{'robot bringup through nao_lola (simulated), ' if args.lola else ''}"
           f"{args.stand_s:.0f} s standing + {args.walk_s:.0f} s walking, real time")
     for load in (False,) if args.no_load else (False, True):
-        run(args.nao_version, args.stand_s, args.walk_s, composed, load)
+        run(version, args.stand_s, args.walk_s, composed, load, args.lola)
     return 0
 
 

@@ -10,20 +10,22 @@
 #
 # Two modes:
 #  * ROS_DISTRO unset: ROS 2 Kilted from PyPI wheels (requirements-ros-wheels.txt)
-#    and the other Python deps (requirements.txt) go into .venv; tf2_msgs, which
-#    is not on PyPI, is generated from scripts/tf2_msgs with the system cmake and
-#    the wheels' rosidl toolchain, and installed into the .venv prefix.
+#    and the other Python deps (requirements.txt) go into .venv; the interface
+#    packages that are not on PyPI (tf2_msgs, and nao_lola_command_msgs and
+#    nao_lola_sensor_msgs for the robot adapter) are generated from scripts/<name>
+#    with the system cmake and the wheels' rosidl toolchain, and installed into
+#    the .venv prefix.
 #  * ROS_DISTRO set (a sourced ROS 2 distribution): .venv is made with
 #    --system-site-packages, no ROS wheels are installed (rclpy, tf2_ros,
-#    launch_ros... come from the distribution through PYTHONPATH), only
-#    requirements.txt.
+#    launch_ros, nao_lola's messages... come from the distribution through
+#    PYTHONPATH), only requirements.txt.
 # In both modes the repo itself is installed with `pip install -e .`, and
 # setup.py's data_files and console scripts are linked into the venv prefix the
 # ament way (share/nao_motion/..., lib/nao_motion/<exe>, the ament index marker).
 # Debian packages are installed with apt-get when missing and we are root (or
 # have password-less sudo), otherwise the script says what to install:
 # libosmesa6 (MUJOCO_GL=osmesa), python3-venv (if `python3 -m venv` fails), and
-# for the tf2_msgs build cmake, make, gcc, g++ and python3.X-dev (Python.h).
+# for the interface builds cmake, make, gcc, g++ and python3.X-dev (Python.h).
 #
 # Environment knobs: NAO_MOTION_PYTHON (interpreter used to create the venv),
 # NAO_MOTION_VENV (venv path, default <repo>/.venv).
@@ -32,8 +34,13 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${NAO_MOTION_VENV:-$ROOT/.venv}"
 STATE="$VENV/.nao_motion_setup"        # stamps live inside the venv
-TF2_SRC="$ROOT/scripts/tf2_msgs"
-TF2_BUILD="$VENV/.build/tf2_msgs"
+# Interface packages generated in wheels mode (scripts/<name>), each with a message to import.
+INTERFACES=(tf2_msgs nao_lola_command_msgs nao_lola_sensor_msgs)
+declare -A INTERFACE_IMPORT=(
+  [tf2_msgs]="from tf2_msgs.msg import TFMessage"
+  [nao_lola_command_msgs]="from nao_lola_command_msgs.msg import JointPositions"
+  [nao_lola_sensor_msgs]="from nao_lola_sensor_msgs.msg import FSR"
+)
 REQ="$ROOT/requirements.txt"
 REQ_ROS="$ROOT/requirements-ros-wheels.txt"
 
@@ -135,6 +142,8 @@ pip_q() {  # quiet pip; hide the harmless warnings about unreachable file:// ind
 # What the final check imports (mujoco is left out: it needs libosmesa6 with
 # MUJOCO_GL=osmesa, which is checked separately).
 CHECK_IMPORTS="import rclpy, tf2_msgs.msg, geometry_msgs.msg, sensor_msgs.msg, numpy, scipy, osqp, yaml, nao_motion"
+# (a distribution may lack nao_lola's messages: only the robot adapter needs them, see below)
+[[ $MODE == wheels ]] && CHECK_IMPORTS+=", nao_lola_command_msgs.msg, nao_lola_sensor_msgs.msg"
 imports_ok() {
   [[ -x "$VENV/bin/python" ]] || return 1
   (cd / && "$VENV/bin/python" -c "$CHECK_IMPORTS") >/dev/null 2>&1
@@ -142,16 +151,20 @@ imports_ok() {
 
 # ------------------------------------------------------------------ keys -----
 KEY_DEPS="$MODE|$(hash_files "$REQ" "$REQ_ROS" "${BASH_SOURCE[0]}")"
-KEY_TF2="$(hash_files "$TF2_SRC" "${BASH_SOURCE[0]}")"
+interface_key() { hash_files "$ROOT/scripts/$1" "$ROOT/scripts/cmake" "${BASH_SOURCE[0]}"; }
 KEY_PROJ="$(hash_files "$ROOT/setup.py" "$ROOT/setup.cfg" "$ROOT/pyproject.toml")|$(
   cd "$ROOT" && find resource launch config urdf benchmarks package.xml -maxdepth 3 2>/dev/null | LC_ALL=C sort | sha256sum | cut -c1-16)"
 # (sources and setup.py's data_files are linked, not copied, into the venv: edits
 # are live; only a new or removed data file re-runs that step.)
 
 # ------------------------------------------------------------ fast path ------
+interfaces_stamped() {
+  local name
+  for name in "${INTERFACES[@]}"; do stamp_ok "$name" "$(interface_key "$name")" || return 1; done
+}
 up_to_date() {
   [[ $FORCE == 0 ]] && stamp_ok mode "$MODE|$VENV" && stamp_ok deps "$KEY_DEPS" &&
-    { [[ $MODE != wheels ]] || stamp_ok tf2 "$KEY_TF2"; } &&
+    { [[ $MODE != wheels ]] || interfaces_stamped; } &&
     stamp_ok project "$KEY_PROJ" && imports_ok
 }
 
@@ -246,17 +259,22 @@ if [[ $FORCE == 1 ]] || ! stamp_ok deps "$KEY_DEPS"; then
     pip_q -r "$REQ" || die "pip install -r requirements.txt failed"
   fi
   say "pip install done in $(( $(date +%s) - T )) s"
-  rm -f "$STATE/tf2"      # new wheels: regenerate tf2_msgs against them
+  for name in "${INTERFACES[@]}"; do rm -f "$STATE/$name"; done  # new wheels: regenerate against them
   stamp_set deps "$KEY_DEPS"
 fi
 
-# ------------------------------------------------------------- tf2_msgs ------
-tf2_importable() {
+# ------------------------------------------------ interface packages ------
+interface_importable() {
   (cd / && env -u LD_LIBRARY_PATH -u _ROS_WHEELS_BOOTSTRAP_COMPLETE -u AMENT_PREFIX_PATH \
-    "$VENV/bin/python" -c 'from tf2_msgs.msg import TFMessage') >/dev/null 2>&1
+    "$VENV/bin/python" -c "${INTERFACE_IMPORT[$1]}") >/dev/null 2>&1
 }
 if [[ $MODE == wheels ]]; then
-  if [[ $FORCE == 1 ]] || ! stamp_ok tf2 "$KEY_TF2" || ! tf2_importable; then
+  for name in "${INTERFACES[@]}"; do
+    key="$(interface_key "$name")"
+    build="$VENV/.build/$name"
+    if [[ $FORCE == 0 ]] && stamp_ok "$name" "$key" && interface_importable "$name"; then
+      continue
+    fi
     # toolchain: the system cmake and a C/C++ compiler
     need=()
     command -v cmake >/dev/null 2>&1 || need+=(cmake)
@@ -270,40 +288,46 @@ sys.exit(0 if os.path.isfile(os.path.join(sysconfig.get_path("include"), "Python
       need+=("python$("$VENV/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')-dev")
     fi
     if (( ${#need[@]} )); then
-      apt_install "${need[@]}" || die "tf2_msgs must be built: install ${need[*]} first"
+      apt_install "${need[@]}" || die "$name must be built: install ${need[*]} first"
     fi
     T=$(date +%s)
-    say "building tf2_msgs (scripts/tf2_msgs -> $VENV) in $TF2_BUILD"
-    mkdir -p "$TF2_BUILD"
+    say "building $name (scripts/$name -> $VENV) in $build"
+    mkdir -p "$build"
     export_env=(env -u _ROS_WHEELS_BOOTSTRAP_COMPLETE "AMENT_PREFIX_PATH=$VENV" "PATH=$VENV/bin:$PATH")
-    if ! "${export_env[@]}" cmake -S "$TF2_SRC" -B "$TF2_BUILD" \
+    if ! "${export_env[@]}" cmake -S "$ROOT/scripts/$name" -B "$build" \
         -DCMAKE_PREFIX_PATH="$VENV" -DCMAKE_INSTALL_PREFIX="$VENV" \
         -DPython3_EXECUTABLE="$VENV/bin/python" -DCMAKE_BUILD_TYPE=Release \
-        -DBUILD_TESTING=OFF >"$TF2_BUILD/configure.log" 2>&1; then
-      tail -n 40 "$TF2_BUILD/configure.log" >&2
-      die "tf2_msgs: cmake configure failed (full log: $TF2_BUILD/configure.log)"
+        -DBUILD_TESTING=OFF >"$build/configure.log" 2>&1; then
+      tail -n 40 "$build/configure.log" >&2
+      die "$name: cmake configure failed (full log: $build/configure.log)"
     fi
-    if ! "${export_env[@]}" cmake --build "$TF2_BUILD" -j "$(nproc 2>/dev/null || echo 2)" \
-        >"$TF2_BUILD/build.log" 2>&1; then
-      grep -E -m 20 -B2 -A8 'error|Error' "$TF2_BUILD/build.log" >&2 || tail -n 40 "$TF2_BUILD/build.log" >&2
-      die "tf2_msgs: build failed (full log: $TF2_BUILD/build.log)"
+    if ! "${export_env[@]}" cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" \
+        >"$build/build.log" 2>&1; then
+      grep -E -m 20 -B2 -A8 'error|Error' "$build/build.log" >&2 || tail -n 40 "$build/build.log" >&2
+      die "$name: build failed (full log: $build/build.log)"
     fi
-    if ! "${export_env[@]}" cmake --install "$TF2_BUILD" >"$TF2_BUILD/install.log" 2>&1; then
-      tail -n 40 "$TF2_BUILD/install.log" >&2
-      die "tf2_msgs: install failed (full log: $TF2_BUILD/install.log)"
+    if ! "${export_env[@]}" cmake --install "$build" >"$build/install.log" 2>&1; then
+      tail -n 40 "$build/install.log" >&2
+      die "$name: install failed (full log: $build/install.log)"
     fi
     # Must work with no environment variables: the wheels' bootstrapper puts
     # <venv>/lib on LD_LIBRARY_PATH, where the generated libraries were installed.
-    if ! tf2_importable; then
+    if ! interface_importable "$name"; then
       (cd / && env -u LD_LIBRARY_PATH -u _ROS_WHEELS_BOOTSTRAP_COMPLETE "$VENV/bin/python" \
-        -c 'from tf2_msgs.msg import TFMessage') >&2 || true
-      die "tf2_msgs was built but 'from tf2_msgs.msg import TFMessage' fails"
+        -c "${INTERFACE_IMPORT[$name]}") >&2 || true
+      die "$name was built but '${INTERFACE_IMPORT[$name]}' fails"
     fi
-    say "tf2_msgs built in $(( $(date +%s) - T )) s"
-    stamp_set tf2 "$KEY_TF2"
-  fi
+    say "$name built in $(( $(date +%s) - T )) s"
+    stamp_set "$name" "$key"
+  done
+  rm -f "$STATE/tf2"  # the stamp's name before the loop
 else
-  rm -f "$STATE/tf2"
+  for name in "${INTERFACES[@]}"; do rm -f "$STATE/$name"; done
+  if ! (cd / && "$VENV/bin/python" -c "${INTERFACE_IMPORT[nao_lola_command_msgs]}; ${INTERFACE_IMPORT[nao_lola_sensor_msgs]}") \
+      >/dev/null 2>&1; then
+    warn "$ROS_DISTRO provides no nao_lola_command_msgs / nao_lola_sensor_msgs: the robot adapter (nao-motion robot) needs them;"
+    warn "install ros-$ROS_DISTRO-nao-lola-command-msgs ros-$ROS_DISTRO-nao-lola-sensor-msgs (or build nao_lola in your workspace)"
+  fi
 fi
 
 # -------------------------------------------------------- the repo itself ----

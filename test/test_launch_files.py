@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from nao_motion.suite import PLAYER, SIMULATOR, suite_nodes
+from nao_motion.suite import LOLA_ADAPTER, PLAYER, SIMULATOR, suite_nodes
 
 REPO = Path(__file__).resolve().parents[1]
 LAUNCH_FILES = sorted((REPO / "launch").glob("*.launch.py"))
@@ -23,10 +23,10 @@ def console_scripts() -> dict[str, str]:
 
 
 def test_there_are_launch_files():
-    assert {p.name for p in LAUNCH_FILES} >= {"nao_motion.launch.py"}
+    assert {p.name for p in LAUNCH_FILES} >= {"nao_motion.launch.py", "sim.launch.py", "robot.launch.py"}
 
 
-@pytest.mark.parametrize("spec", [*suite_nodes(), SIMULATOR, PLAYER], ids=lambda s: s.executable)
+@pytest.mark.parametrize("spec", [*suite_nodes(), SIMULATOR, LOLA_ADAPTER, PLAYER], ids=lambda s: s.executable)
 def test_every_node_in_the_list_is_installed_with_its_parameter_file(spec):
     scripts = console_scripts()
     if spec.executable not in scripts:

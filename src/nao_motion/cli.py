@@ -27,7 +27,13 @@ def main(argv: list[str] | None = None) -> int:
     sim.add_argument("--duration", type=float, help="stop after this many simulated seconds")
     sim.add_argument("--logs", type=Path, default=Path("out/logs"), help="node log directory")
     sim.add_argument("--quiet", action="store_true", help="no live status line")
-    for command in (demo, sim):
+    robot = sub.add_parser("robot", help="start the suite and the robot adapter for a NAO V6 running nao_lola "
+                                         "(no simulator; Ctrl-C sits the robot down)")
+    robot.add_argument("--duration", type=float, help="stop after this many seconds")
+    robot.add_argument("--logs", type=Path, default=Path("out/logs"), help="node log directory")
+    robot.add_argument("--quiet", action="store_true", help="no live status line")
+    robot.add_argument("--rviz", action="store_true", help="start rviz2 with config/nao_motion.rviz")
+    for command in (demo, sim, robot):
         command.add_argument("--separate", action="store_true",
                              help="one process per node (default: the suite's nodes composed in one process)")
 
@@ -52,14 +58,19 @@ def main(argv: list[str] | None = None) -> int:
         from .bringup import run_bringup
 
         return run_bringup(args.nao_version, args.rtf, args.duration, args.logs, args.quiet, not args.separate)
+    if args.command == "robot":
+        from .bringup import run_bringup
+
+        return run_bringup("V6", 1.0, args.duration, args.logs, args.quiet, not args.separate, robot=True,
+                           rviz=args.rviz)
     if args.command == "urdf":
         from .urdf import main as urdf_main
 
         return urdf_main(["--version", args.version] + (["--output", args.output] if args.output else []))
     if args.command == "nodes":
-        from .suite import PLAYER, SIMULATOR, suite_nodes
+        from .suite import LOLA_ADAPTER, PLAYER, SIMULATOR, suite_nodes
 
-        for spec in (*suite_nodes(), SIMULATOR, PLAYER):
+        for spec in (*suite_nodes(), SIMULATOR, LOLA_ADAPTER, PLAYER):
             print(f"{spec.executable:22s} {spec.role:10s} {spec.module}  (config/{spec.config})")
         return 0
     if args.command == "bench":

@@ -17,7 +17,7 @@ class NodeSpec:
     module: str
     config: str
     remaps: dict = field(default_factory=dict)
-    role: str = "suite"  # "suite" (runs on the robot), "simulator", or "tool"
+    role: str = "suite"  # "suite" (runs on the robot), "simulator", "adapter" (to a robot driver), or "tool"
     node_class: str = ""  # the rclpy Node subclass in `module` (composed in one process by suite_node)
 
 
@@ -37,6 +37,8 @@ NODES: tuple[NodeSpec, ...] = (
 SUITE_PROCESS = NodeSpec("nao_motion_suite", "nao_motion.nodes.suite_node", "")
 SIMULATOR = NodeSpec("simulator", "nao_motion.nodes.simulator_node", "simulator.yaml", role="simulator")
 PLAYER = NodeSpec("joint_state_player", "nao_motion.nodes.player_node", "player.yaml", role="tool")
+# Between the suite and ros-sports' nao_lola on a V6 (the robot bringup, `nao-motion robot`).
+LOLA_ADAPTER = NodeSpec("lola_adapter", "nao_motion.nodes.lola_adapter_node", "lola_adapter.yaml", role="adapter")
 
 
 def suite_nodes() -> tuple[NodeSpec, ...]:

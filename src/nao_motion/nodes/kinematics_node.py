@@ -142,7 +142,8 @@ class KinematicsNode(Node):
             return
         attitude = self.imu_reader.read(data)[0]
         if attitude is None:
-            throttled_warning(self, "imu", IMU_ORIENTATION_ERROR)
+            if not self.imu_reader.no_orientation:
+                throttled_warning(self, "imu", IMU_ORIENTATION_ERROR)
             return
         self.torso_attitude = attitude
         self.imu_time_s = self._now_s()

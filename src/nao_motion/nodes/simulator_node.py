@@ -33,6 +33,13 @@ Publications (stamped with sim time)
       ``torso``), twist in the torso frame.
   ``/clock`` (rosgraph_msgs/Clock), ``/diagnostics`` (cycle time, real-time factor, falls).
 
+With ``interface:=nao_lola`` (V6 only) the joint and sensor topics above are replaced by
+nao_lola's (``nao_motion.ros.lola_robot_interface``: ``effectors/joint_positions`` and
+``effectors/joint_stiffnesses`` in; ``joint_states``, ``imu``, ``sensors/fsr``,
+``sensors/joint_positions``, ``sensors/joint_stiffnesses`` out, stamped with the node's clock),
+so that the robot bringup (``nao-motion robot``) drives the simulated V6 as a real one;
+``ground_truth/odom``, ``/clock``, ``push`` and ``reset`` stay.
+
 Services
   ``reset`` (std_srvs/Trigger): back to ``initial_posture`` with ``initial_stiffness``; sim time
       goes on (no jump back on /clock).
@@ -43,7 +50,8 @@ Parameters (``STARTUP_PARAMETERS``, read-only at run time, and ``RUN_TIME_PARAME
 and ranges there)
   ``nao_version`` (V5/V6), ``physics_step_s`` (0.002; must divide the cycle),
   ``initial_posture`` (a name from nao_motion.postures), ``initial_stiffness`` (1.0),
-  ``actuation_delay_cycles`` (0), ``self_collision`` (false): read at start-up;
+  ``actuation_delay_cycles`` (0), ``self_collision`` (false), ``interface`` ("nao_motion" or
+  "nao_lola"): read at start-up;
   ``real_time_factor`` (1.0 = wall time, 2.0 = twice as fast, 0 = as fast as possible; else in
   [0.01, 100]), ``push_duration_s`` (0.1, in (0, 10]), ``lockstep`` (false: when true the
   simulator steps one cycle per received joint_commands message, so a controller that answers
@@ -70,6 +78,7 @@ from ..joint_input import MAX_COMMAND_POSITION_RAD, JointInputError, parse_joint
 from ..model import NaoModel
 from ..postures import POSTURES
 from ..ros.conversions import time_msg
+from ..ros.lola_robot_interface import LolaRobotInterface
 from ..ros.sampled import SampledSubscription
 from ..ros.node_tools import (
     CycleDiagnostics,
@@ -95,6 +104,7 @@ MIN_REAL_TIME_FACTOR, MAX_REAL_TIME_FACTOR = 0.01, 100.0
 MAX_PUSH_WEIGHTS = 10.0
 GRAVITY_MPS2 = 9.81
 
+INTERFACES = ("nao_motion", "nao_lola")  # the topics the simulated robot presents
 STARTUP_PARAMETERS = {
     "nao_version": NAO_VERSION,
     "physics_step_s": ParameterSpec(0.002, "MuJoCo's step (s); must divide the motion cycle", minimum=0.0,
@@ -106,6 +116,8 @@ STARTUP_PARAMETERS = {
     "actuation_delay_cycles": ParameterSpec(0, "cycles between a command's arrival and its effect", minimum=0,
                                             maximum=10, startup=True),
     "self_collision": ParameterSpec(False, "collisions between the robot's own bodies", startup=True),
+    "interface": ParameterSpec("nao_motion", "the topics the simulated robot presents (nao_lola: V6 only)",
+                               choices=INTERFACES, startup=True),
 }
 RUN_TIME_PARAMETERS = {
     "real_time_factor": ParameterSpec(1.0, f"sim seconds per wall second (1 = wall time, 0 = as fast as possible, "
@@ -124,6 +136,8 @@ class SimulatorNode(Node):
     def __init__(self, **kwargs):
         super().__init__("simulator", **kwargs)
         cfg = declare_startup(self, STARTUP_PARAMETERS)
+        if cfg["interface"] == "nao_lola" and cfg["nao_version"] != "V6":
+            raise ValueError("invalid start-up parameters: interface nao_lola needs nao_version V6 (LoLA is the V6's)")
         declare_thread_priority(self)  # the robot's own cycle runs real time too (LoLA)
         self.model = NaoModel(cfg["nao_version"])
         self.initial_stiffness = float(cfg["initial_stiffness"])
@@ -143,10 +157,12 @@ class SimulatorNode(Node):
         self.diagnostics = CycleDiagnostics(self, "simulator", self.sim.control_period_s)
 
         # Publishers, with messages prepared once.
-        self.joint_pub = self.create_publisher(JointState, "joint_states", CYCLE_QOS)
-        self.imu_pub = self.create_publisher(Imu, "imu", CYCLE_QOS)
-        self.fsr_pubs = {side: self.create_publisher(Float32MultiArray, f"fsr/{side}", CYCLE_QOS)
-                         for side in ("left", "right")}
+        self.lola = LolaRobotInterface(self, self.sim) if cfg["interface"] == "nao_lola" else None
+        if self.lola is None:
+            self.joint_pub = self.create_publisher(JointState, "joint_states", CYCLE_QOS)
+            self.imu_pub = self.create_publisher(Imu, "imu", CYCLE_QOS)
+            self.fsr_pubs = {side: self.create_publisher(Float32MultiArray, f"fsr/{side}", CYCLE_QOS)
+                             for side in ("left", "right")}
         self.odom_pub = self.create_publisher(Odometry, "ground_truth/odom", CYCLE_QOS)
         self.clock_pub = self.create_publisher(ClockMsg, "/clock", 10)
         self.joint_msg = JointState(name=list(self.model.joint_names))
@@ -163,8 +179,9 @@ class SimulatorNode(Node):
         # Read at each tick, just before the physics steps: a command that arrived in time is
         # applied even when the tick's timer and the message became ready together (an executor
         # serves timers first), and the simulator does not wake once per command.
-        self.commands = SampledSubscription(self, JointState, "joint_commands", depth=20)
-        self.create_subscription(JointState, "joint_stiffness", self.on_joint_stiffness, CYCLE_QOS)
+        if self.lola is None:
+            self.commands = SampledSubscription(self, JointState, "joint_commands", depth=20)
+            self.create_subscription(JointState, "joint_stiffness", self.on_joint_stiffness, CYCLE_QOS)
         self.create_subscription(WrenchStamped, "push", self.on_push, 10)
         self.create_service(Trigger, "reset", self.on_reset)
         # Gazebo's reset_simulation: sim time restarts at 0 too (the clock jumps back).
@@ -270,8 +287,12 @@ class SimulatorNode(Node):
 
     # --- cycle ------------------------------------------------------------------------------------
     def on_tick(self) -> None:
-        for msg in self.commands.take_all():
-            self.on_joint_commands(msg)
+        if self.lola is None:
+            for msg in self.commands.take_all():
+                self.on_joint_commands(msg)
+        elif self.lola.take_commands():
+            self._commands_since_step += 1
+            self._commands_started = True
         if self.params.values["lockstep"]:
             if self._commands_since_step == 0:
                 return
@@ -340,6 +361,13 @@ class SimulatorNode(Node):
     def publish_state(self, s: SimState) -> None:
         stamp = time_msg(s.time_s)
         self.clock_pub.publish(ClockMsg(clock=stamp))
+        if self.lola is not None:
+            self.lola.publish(s)
+        else:
+            self._publish_sensors(s, stamp)
+        self._publish_ground_truth(s, stamp)
+
+    def _publish_sensors(self, s: SimState, stamp) -> None:
         j = self.joint_msg
         j.header.stamp = stamp
         j.position, j.velocity, j.effort = s.position.tolist(), s.velocity.tolist(), s.effort.tolist()
@@ -359,6 +387,7 @@ class SimulatorNode(Node):
             msg.data = forces.astype(np.float32).tolist()
             self.fsr_pubs[side].publish(msg)
 
+    def _publish_ground_truth(self, s: SimState, stamp) -> None:
         odom = self.odom_msg
         odom.header.stamp = stamp
         p, q = s.torso_position, s.torso_orientation_xyzw

@@ -319,7 +319,8 @@ class WalkNode(Node):
         if data is not None:
             attitude = self.imu_reader.read(data)[0]
             if attitude is None:
-                self._refuse_sensor("imu", IMU_ORIENTATION_ERROR)
+                if not self.imu_reader.no_orientation:
+                    self._refuse_sensor("imu", IMU_ORIENTATION_ERROR)
             else:
                 inputs.imu_yaw_rad, inputs.imu_s = yaw_of(attitude), now_s
         for i, sub in enumerate(self.fsr_subs):

@@ -17,7 +17,7 @@ started (FRAME_ROBOT then); while the QP is off it follows FRAME_ROBOT.
 |---|---|---|---|
 | sub | `collision_filter/safe_joint_commands` | sensor_msgs/JointState | the articular wish: `position` per named joint, rad (the collision filter's output; partial messages keep the other joints' last wish). Standalone, remap it to any per-cycle command stream. Malformed (unknown/duplicate names, NaN, lengths) is refused whole with the reason. |
 | sub | `joint_states` | sensor_msgs/JointState | measured positions, and the cycle's trigger and stamp: nothing is commanded before every kinematic joint was measured once; the first command is the measured pose; while balancing the command stays within 0.1 rad of the measured pose (a blocked or limp joint is worked from where it is), and wbEnable starts from the measured pose if the command is farther |
-| sub | `imu` | sensor_msgs/Imu | sampled each cycle; torso attitude: the vertical of `wb_world` when the QP starts (`use_imu`), and the model-vs-IMU tilt in the diagnostics; angular velocity: the walk's ankle damping |
+| sub | `imu` | sensor_msgs/Imu | sampled each cycle; torso attitude: the vertical of `wb_world` when the QP starts (`use_imu`), and the model-vs-IMU tilt in the diagnostics; angular velocity: the walk's ankle damping (also from an IMU without orientation, `orientation_covariance[0]` = -1, as nao_lola's) |
 | sub | `whole_body/effector/Head` | geometry_msgs/Vector3Stamped | wbSetEffectorControl("Head"): orientation (wx, wy, wz) rad, FRAME_ROBOT (`frame_id` "" or "FRAME_ROBOT") |
 | sub | `whole_body/effector/LArm`, `.../RArm` | geometry_msgs/PointStamped | wbSetEffectorControl("LArm"/"RArm"): position (x, y, z) m, FRAME_ROBOT. Unreachable targets end at the nearest feasible pose (the QP's compromise) |
 | sub | `whole_body/com_reference` | geometry_msgs/PointStamped | walk: centre-of-mass position this cycle, m, frame `wb_world` ("" accepted), stamped like the `joint_states` of its cycle |
@@ -313,13 +313,14 @@ class WholeBodyNode(Node):
         if data is None:
             return
         attitude, gyro = self.imu_reader.read(data)
-        if attitude is None:
+        if attitude is not None:
+            self.attitude = attitude
+            self.attitude_s = now_s
+        elif not self.imu_reader.no_orientation:
             throttled_warning(self, "imu", IMU_ORIENTATION_ERROR)
             self.diagnostics.refused("imu", IMU_ORIENTATION_ERROR)
             return
-        self.attitude = attitude
-        self.attitude_s = now_s
-        if gyro is not None:
+        if gyro is not None:  # an IMU without orientation (nao_lola's) still damps the walk
             self.gyro_radps[:] = gyro
             self.gyro_s = now_s
 

@@ -234,6 +234,7 @@ class JointStateReader:
 
 # Where sensor_msgs/Imu's and geometry_msgs/PoseStamped's numbers are among their float64 fields.
 IMU_FLOATS, IMU_ORIENTATION, IMU_ANGULAR_VELOCITY = 37, slice(0, 4), slice(13, 16)
+IMU_ORIENTATION_COVARIANCE_0 = 4
 POSE_FLOATS = 7  # position x, y, z, orientation x, y, z, w
 
 
@@ -264,18 +265,25 @@ class ImuReader:
 
     ``read(data)`` returns (attitude 3x3 or None when the orientation is refused, as
     ``imu_attitude`` refuses it or when the bytes are not an Imu; angular velocity in rad/s or
-    None when not finite or beyond what a gyrometer reads, ``plausibility``)."""
+    None when not finite or beyond what a gyrometer reads, ``plausibility``). An IMU without an
+    orientation estimate says so as sensor_msgs/Imu documents it, ``orientation_covariance[0]`` =
+    -1 (nao_lola's, on a NAO V6): its attitude is None too, but ``no_orientation`` is then True
+    (the last message read): not an error."""
 
     def __init__(self):
         self._floats = StampedFloatsReader(IMU_FLOATS)
+        self.no_orientation = False
 
     def read(self, data: bytes) -> tuple[np.ndarray | None, np.ndarray | None]:
         try:
             _, _, values = self._floats.read(data)
         except (ValueError, struct.error):
+            self.no_orientation = False
             return None, None
         gyro = values[IMU_ANGULAR_VELOCITY]
-        return imu_attitude(values[IMU_ORIENTATION]), (gyro.copy() if plausible_angular_velocity(gyro) else None)
+        self.no_orientation = bool(values[IMU_ORIENTATION_COVARIANCE_0] == -1.0)
+        attitude = None if self.no_orientation else imu_attitude(values[IMU_ORIENTATION])
+        return attitude, (gyro.copy() if plausible_angular_velocity(gyro) else None)
 
 
 def _align(offset: int, alignment: int) -> int:

@@ -296,7 +296,28 @@ TEARDOWN_TIMEOUT_S = 4  # whole seconds (signal.alarm); within NodeProcess.stop'
 
 def run_node(node_class: type[Node], args=None) -> None:
     """Entry point shared by the nodes: init, spin until Ctrl-C or shutdown, clean up."""
-    run_nodes([node_class], args)
+    run_nodes([node_class], args, wind_down=hasattr(node_class, "wind_down"))
+
+
+def _spin_winding_down(executor, nodes: list[Node]) -> None:
+    """Spin; the first Ctrl-C or SIGTERM winds the nodes down, the second stops (run_nodes)."""
+    signals: list[int] = []
+    handlers = {s: signal.signal(s, lambda signum, frame: signals.append(signum)) for s in (signal.SIGINT, signal.SIGTERM)}
+    winding = [node for node in nodes if hasattr(node, "wind_down")]
+    try:
+        asked = False
+        while len(signals) < 2:
+            if signals and not asked:
+                asked = True
+                for node in winding:
+                    node.wind_down()
+            if asked and all(node.wound_down for node in winding):
+                return
+            # Python runs the handlers between waits: a bounded wait sees a signal within 50 ms.
+            executor.spin_once(timeout_sec=0.05)
+    finally:
+        for s, handler in handlers.items():
+            signal.signal(s, handler)
 
 
 def drop_publisher_events(node: Node) -> None:
@@ -316,22 +337,26 @@ def drop_publisher_events(node: Node) -> None:
 
 
 def run_nodes(makers: list[Callable[[], Node]], args=None,
-              prepare: Callable[[list[Node]], None] | None = None) -> None:
+              prepare: Callable[[list[Node]], None] | None = None, wind_down: bool = False) -> None:
     """Init, make the nodes, spin them in one executor until Ctrl-C or shutdown, clean up.
 
     One node per process is the usual ROS 2 way; several nodes in one process share an executor
     (``nao_motion.nodes.suite_node``), served in the order they are made. ``prepare(nodes)``, if
-    given, runs once all the nodes exist, before they spin.
+    given, runs once all the nodes exist, before they spin. ``wind_down``: the first Ctrl-C (or
+    SIGTERM) calls ``wind_down()`` of the nodes that have one, and spinning goes on until their
+    ``wound_down`` is true (a robot adapter sends its sit-down); a second one stops at once.
     """
     import rclpy
     from rclpy.executors import ExternalShutdownException
+    from rclpy.signals import SignalHandlerOptions
 
     from .executor import CycleExecutor
 
     # `kill -USR1 <pid>` prints every thread's stack, even when the main thread is stuck in C:
     # how a node that hangs (at shutdown, in DDS) tells where.
     faulthandler.register(STACK_DUMP_SIGNAL, all_threads=True)
-    rclpy.init(args=args)
+    # Winding down, the context must outlive the first Ctrl-C, which rclpy's handler would end.
+    rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO if wind_down else None)
     nodes = []
     try:
         executor = CycleExecutor()
@@ -343,7 +368,10 @@ def run_nodes(makers: list[Callable[[], Node]], args=None,
             prepare(nodes)
         apply_thread_priority(nodes)
         executor.collect_garbage_when_idle()
-        executor.spin()
+        if wind_down:
+            _spin_winding_down(executor, nodes)
+        else:
+            executor.spin()
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     except Exception as err:

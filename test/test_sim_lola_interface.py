@@ -1,0 +1,143 @@
+"""The simulator presenting nao_lola's topics (interface:=nao_lola) as its own process over real
+DDS, with the test as the robot adapter: nao_lola's names, types and layouts, one message of
+each per 12 ms simulated cycle, commands and stiffness applied, malformed effectors ignored as
+nao_lola ignores them, and the option refused for a V5."""
+
+import math
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+rclpy = pytest.importorskip("rclpy")
+pytest.importorskip("mujoco")
+pytest.importorskip("nao_lola_command_msgs")
+
+from conftest import NodeGroup  # noqa: E402
+from nao_lola_command_msgs.msg import JointPositions as CommandPositions  # noqa: E402
+from nao_lola_command_msgs.msg import JointStiffnesses as CommandStiffnesses  # noqa: E402
+from nao_lola_sensor_msgs.msg import FSR, JointPositions, JointStiffnesses  # noqa: E402
+from rosgraph_msgs.msg import Clock  # noqa: E402
+from sensor_msgs.msg import Imu, JointState  # noqa: E402
+
+from nao_motion.lola.joint_indexes import LOLA_JOINT_COUNT, LOLA_JOINT_NAMES  # noqa: E402
+from nao_motion.suite import SIMULATOR  # noqa: E402
+
+HEAD_YAW = LOLA_JOINT_NAMES.index("HeadYaw")
+TOPICS = {"joint_states": JointState, "imu": Imu, "sensors/fsr": FSR, "sensors/joint_positions": JointPositions,
+          "sensors/joint_stiffnesses": JointStiffnesses, "/clock": Clock}
+
+
+class Adapter:
+    def __init__(self):
+        self.node = rclpy.create_node("lola_interface_probe")
+        self.last, self.count = {}, {}
+        for topic, msg_type in TOPICS.items():
+            self.node.create_subscription(msg_type, topic, self._keeper(topic), 100)
+        self.positions = self.node.create_publisher(CommandPositions, "effectors/joint_positions", 1)
+        self.stiffnesses = self.node.create_publisher(CommandStiffnesses, "effectors/joint_stiffnesses", 1)
+
+    def _keeper(self, topic):
+        def keep(msg):
+            self.last[topic] = msg
+            self.count[topic] = self.count.get(topic, 0) + 1
+        return keep
+
+    def spin(self, seconds: float, until=None) -> bool:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            rclpy.spin_once(self.node, timeout_sec=0.01)
+            if until is not None and until():
+                return True
+        return until() if until is not None else True
+
+    def sim_time_s(self) -> float:
+        clock = self.last["/clock"].clock
+        return clock.sec + clock.nanosec * 1e-9
+
+    def head_yaw(self) -> float:
+        return self.last["sensors/joint_positions"].positions[HEAD_YAW]
+
+    def command_head_yaw(self, yaw: float, seconds: float = 1.0) -> None:
+        """Hold every motor where it is and the head at `yaw` for `seconds`, as an adapter sends."""
+        held = list(self.last["sensors/joint_positions"].positions)
+        held[HEAD_YAW] = yaw
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            self.positions.publish(CommandPositions(indexes=bytes(range(LOLA_JOINT_COUNT)), positions=held))
+            self.spin(0.012)
+
+
+@pytest.fixture
+def lola(tmp_path):
+    rclpy.init()
+    nodes = NodeGroup(tmp_path)
+    probe = Adapter()
+    try:
+        nodes.start(SIMULATOR, params={"nao_version": "V6", "interface": "nao_lola"})
+        assert probe.spin(30.0, until=lambda: set(probe.last) == set(TOPICS)), sorted(probe.last)
+        yield probe
+    finally:
+        probe.node.destroy_node()
+        nodes.stop()
+        rclpy.shutdown()
+
+
+def test_nao_lolas_topics_once_per_simulated_cycle(lola):
+    lola.spin(1.0)  # the robot has landed (it starts a few millimetres above the floor)
+    states = lola.last["joint_states"]
+    assert list(states.name) == list(LOLA_JOINT_NAMES) and len(states.position) == LOLA_JOINT_COUNT
+    assert not states.velocity and not states.effort
+    assert states.header.stamp.sec > 1_000_000_000  # the node's clock (wall time), as nao_lola's
+    imu = lola.last["imu"]
+    assert imu.header.frame_id == "ImuTorsoAccelerometer_frame" and imu.orientation_covariance[0] == -1.0
+    assert (imu.orientation.x, imu.orientation.y, imu.orientation.z, imu.orientation.w) == (0.0, 0.0, 0.0, 0.0)
+    assert imu.linear_acceleration.z == pytest.approx(9.81, abs=1.0)
+    fsr = lola.last["sensors/fsr"]
+    feet = [sum(getattr(fsr, f"{foot}_foot_{part}") for part in ("front_left", "front_right", "back_left",
+                                                                   "back_right")) for foot in "lr"]
+    assert sum(feet) == pytest.approx(5.4 * 9.81, rel=0.2) and min(feet) > 0.3 * sum(feet)  # standing on both
+    np.testing.assert_allclose(lola.last["sensors/joint_stiffnesses"].stiffnesses, 1.0)
+    # (the latest of each may be a cycle apart: the robot stands still, a cycle moves it a little)
+    np.testing.assert_allclose(lola.last["sensors/joint_positions"].positions, states.position, atol=1e-3)
+    # One message of each per 12 ms of simulated time: 83.3 per simulated second.
+    start = {topic: lola.count[topic] for topic in TOPICS}
+    t0 = lola.sim_time_s()
+    lola.spin(3.0)
+    sim_s = lola.sim_time_s() - t0
+    for topic in TOPICS:
+        if topic != "/clock":
+            assert (lola.count[topic] - start[topic]) / sim_s == pytest.approx(1 / 0.012, rel=0.05), topic
+
+
+def test_commands_and_stiffness_apply_and_malformed_effectors_are_ignored(lola):
+    lola.command_head_yaw(0.5)
+    assert lola.head_yaw() == pytest.approx(0.5, abs=0.05)
+    good = list(lola.last["sensors/joint_positions"].positions)
+    bad = {
+        "lengths differ": CommandPositions(indexes=bytes(range(LOLA_JOINT_COUNT)), positions=good[:-1]),
+        "index outside 0..24": CommandPositions(indexes=bytes([HEAD_YAW, 25]), positions=[-0.5, 0.0]),
+        "repeated index": CommandPositions(indexes=bytes([HEAD_YAW, HEAD_YAW]), positions=[-0.5, -0.5]),
+        "NaN": CommandPositions(indexes=bytes([HEAD_YAW, 1]), positions=[-0.5, math.nan]),
+    }
+    for what, msg in bad.items():
+        for _ in range(20):
+            lola.positions.publish(msg)
+            lola.spin(0.012)
+        lola.spin(0.3)
+        assert lola.head_yaw() == pytest.approx(0.5, abs=0.05), what
+    # Stiffness: the head goes limp (0), shown on sensors/joint_stiffnesses; malformed: ignored.
+    lola.stiffnesses.publish(CommandStiffnesses(indexes=bytes([HEAD_YAW, 1]), stiffnesses=[0.0]))
+    lola.spin(0.3)
+    assert lola.last["sensors/joint_stiffnesses"].stiffnesses[HEAD_YAW] == pytest.approx(1.0)
+    lola.stiffnesses.publish(CommandStiffnesses(indexes=bytes([HEAD_YAW]), stiffnesses=[0.0]))
+    assert lola.spin(2.0, until=lambda: lola.last["sensors/joint_stiffnesses"].stiffnesses[HEAD_YAW] == 0.0)
+
+
+def test_the_nao_lola_interface_is_refused_for_a_v5():
+    result = subprocess.run([sys.executable, "-m", SIMULATOR.module, "--ros-args", "-p", "nao_version:=V5",
+                             "-p", "interface:=nao_lola", "-p", "thread_priority:=0"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0 and "interface nao_lola needs nao_version V6" in result.stdout + result.stderr
