@@ -200,4 +200,4 @@ def test_no_fresh_command_is_said_on_the_diagnostics_and_ctrl_c_sits_the_robot_d
 def test_a_version_other_than_v6_is_refused(tmp_path):
     result = subprocess.run([sys.executable, "-m", LOLA_ADAPTER.module, "--ros-args", "-p", "nao_version:=V5"],
                             capture_output=True, text=True, timeout=60)
-    assert result.returncode != 0 and "nao_version must be V6" in result.stdout + result.stderr
+    assert result.returncode != 0 and "nao_version must be one of V6" in result.stdout + result.stderr

@@ -12,15 +12,15 @@ rclpy = pytest.importorskip("rclpy")
 
 from rclpy.parameter import Parameter  # noqa: E402
 
-from nao_motion.suite import PLAYER, SIMULATOR, suite_nodes  # noqa: E402
+from nao_motion.suite import LOLA_ADAPTER, PLAYER, SIMULATOR, suite_nodes  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
 ROS_OWN = {"use_sim_time", "start_type_description_service"}  # rclpy's, on every node
-CLASSES = {"simulator": "SimulatorNode", "joint_state_player": "JointStatePlayer"}
+CLASSES = {"simulator": "SimulatorNode", "joint_state_player": "JointStatePlayer", "lola_adapter": "LolaAdapterNode"}
 START_UP = {"nao_version", "thread_priority", "physics_step_s", "initial_posture", "initial_stiffness",
             "actuation_delay_cycles", "self_collision", "max_velocity_fraction", "preview_s", "publish_frequency",
-            "topic"}
+            "topic", "interface", "startup_stiffness"}
 
 
 def flattened(tree: dict, prefix: str = "") -> dict:
@@ -50,7 +50,7 @@ def made_nodes():
     rclpy.init()
     nodes = []
     try:
-        for spec in (*suite_nodes(), SIMULATOR, PLAYER):
+        for spec in (*suite_nodes(), SIMULATOR, PLAYER, LOLA_ADAPTER):
             module = importlib.import_module(spec.module)
             nodes.append((spec, getattr(module, spec.node_class or CLASSES[spec.executable])()))
         yield nodes

@@ -28,37 +28,46 @@ or hold), which runs at LoLA's rate; a second one stops at once.
 from __future__ import annotations
 
 import time
-from dataclasses import asdict
 
 import numpy as np
 from diagnostic_msgs.msg import DiagnosticStatus
 from nao_lola_command_msgs.msg import JointPositions, JointStiffnesses
 from nao_lola_sensor_msgs.msg import FSR
 from nao_lola_sensor_msgs.msg import JointStiffnesses as MeasuredStiffnesses
-from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.duration import Duration
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float32MultiArray
 
 from ..joint_input import JointInputError, parse_joint_values
-from ..lola.adapter import LolaAdapter, LolaAdapterConfig
+from ..lola.adapter import SHUTDOWN_ACTIONS, LolaAdapter, LolaAdapterConfig
 from ..lola.joint_indexes import LOLA_JOINT_COUNT
 from ..model import NaoModel
 from ..ros.cdr import JointStateReader
 from ..ros.lola_messages import Float32TailImage, float_markers, fsr_sides_image, read_float32_tail
 from ..ros.node_tools import CycleDiagnostics, ValidatedParameters, declare_thread_priority, run_node, throttled_warning
+from ..ros.parameters import ParameterSpec, declare_startup
 from ..ros.qos import CYCLE_QOS, LATEST_QOS
 from ..ros.sampled import SampledSubscription
 from ..sim.fsr import FSR_NAMES
 
-DESCRIPTIONS = {
-    "startup_stiffness": "stiffness the start-up ramp ends at, every motor, in [0, 1] (start-up)",
-    "stiffness_ramp_s": "duration (s) of the start-up stiffness ramp from the measured stiffness, in [0, 10]",
-    "command_timeout_s": "a joint_commands older than this (s) is not fresh (diagnostics), in (0, 10]",
-    "shutdown": "on Ctrl-C: sit (to Crouch, then stiffness 0), limp (stiffness 0), hold (send nothing)",
-    "sit_duration_s": "shutdown 'sit': from the last command to Crouch (s)",
-    "limp_duration_s": "shutdown 'sit'/'limp': stiffness to 0 (s); with sit_duration_s at most 4 s",
+_DEFAULTS = LolaAdapterConfig()
+# nao_lola drives a V6 through LoLA: the only model it takes
+NAO_VERSION_V6 = ParameterSpec("V6", "NAO version: V6 only (nao_lola drives a V6 through LoLA)", choices=("V6",),
+                               startup=True)
+PARAMETERS = {
+    "startup_stiffness": ParameterSpec(_DEFAULTS.startup_stiffness, "stiffness the start-up ramp ends at, every motor",
+                                       minimum=0.0, maximum=1.0, startup=True),
+    "stiffness_ramp_s": ParameterSpec(_DEFAULTS.stiffness_ramp_s, "duration (s) of the start-up stiffness ramp "
+                                      "from the measured stiffness", minimum=0.0, maximum=10.0),
+    "command_timeout_s": ParameterSpec(_DEFAULTS.command_timeout_s, "a joint_commands older than this (s) is not "
+                                       "fresh (diagnostics)", minimum=0.0, maximum=10.0, exclusive_minimum=True),
+    "shutdown": ParameterSpec(_DEFAULTS.shutdown, "on Ctrl-C: sit (to Crouch, then stiffness 0), limp (stiffness 0), "
+                              "hold (send nothing)", choices=SHUTDOWN_ACTIONS),
+    "sit_duration_s": ParameterSpec(_DEFAULTS.sit_duration_s, "shutdown 'sit': from the last command to Crouch (s); "
+                                    "with limp_duration_s at most 4 s", minimum=0.0, maximum=4.0),
+    "limp_duration_s": ParameterSpec(_DEFAULTS.limp_duration_s, "shutdown 'sit'/'limp': stiffness to 0 (s); with "
+                                     "sit_duration_s at most 4 s", minimum=0.0, maximum=4.0),
 }
 FSR_FORCES = 8  # nao_lola_sensor_msgs/FSR: the left foot's four, then the right foot's
 LAST_COMMAND_ACK_S = 0.5
@@ -67,19 +76,14 @@ LAST_COMMAND_ACK_S = 0.5
 class LolaAdapterNode(Node):
     def __init__(self, **kwargs):
         super().__init__("lola_adapter", **kwargs)
-        self.declare_parameter("nao_version", "V6", ParameterDescriptor(read_only=True))
+        version = declare_startup(self, {"nao_version": NAO_VERSION_V6})["nao_version"]
         declare_thread_priority(self)
-        version = self.get_parameter("nao_version").value
-        if version != "V6":
-            raise ValueError(f"nao_version must be V6 (nao_lola drives a V6 through LoLA), got {version!r}")
         self.model = NaoModel(version)
-        defaults = asdict(LolaAdapterConfig())
-        self.params = ValidatedParameters(self, defaults, DESCRIPTIONS, self._validate, self._apply,
-                                          read_only=("startup_stiffness",))
+        self.params = ValidatedParameters(self, PARAMETERS, self._validate, self._apply)
         self.core = LolaAdapter(self.model, self._config(self.params.values))
         n = self.model.n_joints
         self.values, self.named = np.zeros(n), np.zeros(n, dtype=bool)
-        self.reader = JointStateReader(self.model, unknown_names="reject")
+        self.reader = JointStateReader(self.model, unknown_names="reject", plausible=False)  # commands: clamped
         self.refused = self.fsr_dropped = 0
         self._steady = time.monotonic
 
