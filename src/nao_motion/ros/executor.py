@@ -294,10 +294,10 @@ class CycleExecutor(Executor):
                     continue
                 (events if isinstance(waitable, EventHandler) else waitables).append(waitable)
         # The executor's own guard (rebuild) and the signal handler's (Ctrl-C) serve nothing.
-        for gc in (self._guard, self._sigint_gc):
-            if gc is not None:
-                stack.enter_context(gc.handle)
-                guards.append(gc.handle)
+        for guard in (self._guard, self._sigint_gc):
+            if guard is not None:
+                stack.enter_context(guard.handle)
+                guards.append(guard.handle)
         stack.enter_context(self._context.handle)
 
         events_count = sum(w.get_num_entities().num_events for w in waitables)
