@@ -138,6 +138,14 @@ def _walk_result(samples: list[dict], goal: tuple[float, float, float]) -> dict:
             "heading_error_deg": float(np.rad2deg(abs(np.arctan2(np.sin(turned - goal[2]), np.cos(turned - goal[2])))))}
 
 
+WALK_DIAGNOSTICS = "nao_motion: walk"
+
+
+def _walk_ready(monitor) -> bool:
+    """The walk node says it has fresh sensors and no protection blocks a walk (diagnostics OK)."""
+    return monitor.diagnostics.get(WALK_DIAGNOSTICS, {}).get("_level") == "0"
+
+
 def run_demo(duration_s: float = 60.0, out_dir: Path = Path("out/demo"), version: str = "V5",
              scenario: str = "walk", real_time_factor: float = 1.0,
              goal: tuple[float, float, float] = DEFAULT_GOAL, composed: bool = True) -> dict:
@@ -171,6 +179,11 @@ def run_demo(duration_s: float = 60.0, out_dir: Path = Path("out/demo"), version
     try:
         if not monitor.spin_for(60.0, until=lambda: monitor.joint_commands is not None):
             raise RuntimeError(f"no joint_commands from the suite within 60 s; see {out_dir / 'logs'}")
+        # The walk takes a move once it has its sensors (its diagnostics OK): a move sent before its
+        # foot sensors arrived was refused by the foot contact protection, as it should be.
+        if scenario == "walk" and not monitor.spin_for(30.0, until=lambda: _walk_ready(monitor)):
+            raise RuntimeError(f"the walk did not report ready within 30 s: "
+                               f"{monitor.diagnostics.get(WALK_DIAGNOSTICS, {}).get('_message')}; see {out_dir / 'logs'}")
         # The motion starts once the chain to the robot is up, so it is not played to nobody.
         if scenario == "walk":
             motion = ALMotion(version)
