@@ -201,7 +201,12 @@ def obstacle_shapes(model: NaoModel, groups: tuple[str, ...]) -> list[Capsule]:
 class ObstacleDistances:
     """Every shape against every obstacle slot, torso frame: pair i = shape i // capacity, slot
     i % capacity. :meth:`compute` gives the distances (inf for an unused slot) and the closest
-    points; :meth:`rates` then how fast each kinematic joint shrinks each distance (per rad)."""
+    points; :meth:`rates` then how fast each kinematic joint shrinks each distance (per rad).
+
+    :meth:`gather` writes the pairs' inputs of the distance core into given buffers instead, so
+    that an owner computes them in one call with other pairs (``pairs.PairDistances``: the
+    core's cost is its ~60 numpy calls, hardly the number of pairs).
+    """
 
     def __init__(self, fk: ForwardKinematics, shapes: list[Capsule], capacity: int = MAX_OBSTACLES):
         self.fk, self.shapes, self.capacity = fk, tuple(shapes), capacity
@@ -210,6 +215,7 @@ class ObstacleDistances:
         self.n_pairs = m
         self.shape_link = np.array([link_index[s.link] for s in shapes])
         self.pair_link = np.repeat(self.shape_link, capacity)
+        self.pair_shape = np.repeat(np.arange(ns), capacity)
         self.pair_slot = np.tile(np.arange(capacity), ns)
         ends = np.ones((ns, 4, 2))
         ends[:, :3, 0] = [s.p_m for s in shapes]
@@ -217,13 +223,12 @@ class ObstacleDistances:
         self._ends_local = ends
         self._poses = np.zeros((ns, 4, 4))
         self._ends = np.zeros((ns, 4, 2))
-        self._p1 = np.zeros((ns, capacity, 3))
-        self._q1 = np.zeros((ns, capacity, 3))
-        self._r1 = np.repeat([s.radius_m for s in shapes], capacity)[:, None]
-        self._p2 = np.zeros((ns, capacity, 3))
-        self._q2 = np.zeros((ns, capacity, 3))
-        self._r2 = np.zeros((m, 1))
-        self._unused = np.zeros(m, dtype=bool)
+        self._shape_p = np.zeros((ns, 3))
+        self._shape_q = np.zeros((ns, 3))
+        self.radius_m = np.repeat([s.radius_m for s in shapes], capacity)[:, None]
+        self.unused = np.zeros(m, dtype=bool)
+        self._inputs = [np.zeros((m, 3)), np.zeros((m, 3)), self.radius_m.copy(), np.zeros((m, 3)), np.zeros((m, 3)),
+                        np.zeros((m, 1))]
         self.workspace = DistanceWorkspace(m)
         # moves[i, j]: kinematic joint j moves pair i's shape.
         self.moves = fk.moves_link[:, self.pair_link].T
@@ -231,24 +236,34 @@ class ObstacleDistances:
         self._children = np.zeros((len(fk.joint_names), 4, 4))
         self._axes = np.zeros((len(fk.joint_names), 3))
 
-    def compute(self, state: KinematicState, obstacles: ObstacleSlots) -> DistanceResult:
-        ns, cap = len(self.shapes), self.capacity
+    def gather(self, state: KinematicState, obstacles: ObstacleSlots, p1: np.ndarray, q1: np.ndarray,
+               p2: np.ndarray, q2: np.ndarray, r2: np.ndarray) -> None:
+        """The pairs' end points ((n_pairs, 3)) and the obstacles' radii ((n_pairs, 1)) into the
+        given buffers (the shapes' radii are ``radius_m``), and ``unused`` (empty slots)."""
         state.link_poses.take(self.shape_link, axis=0, out=self._poses)
         np.matmul(self._poses, self._ends_local, out=self._ends)
-        self._p1[:] = self._ends[:, None, :3, 0]
-        self._q1[:] = self._ends[:, None, :3, 1]
-        self._p2[:] = obstacles.p_m[None]
-        self._q2[:] = obstacles.q_m[None]
-        self._r2.reshape(ns, cap)[:] = obstacles.radius_m[None]
-        result = self.workspace.compute(self._p1.reshape(-1, 3), self._q1.reshape(-1, 3), self._r1,
-                                        self._p2.reshape(-1, 3), self._q2.reshape(-1, 3), self._r2)
-        np.logical_not(obstacles.used, out=self._unused.reshape(ns, cap))
-        result.distance_m[self._unused] = np.inf
+        np.copyto(self._shape_p, self._ends[:, :3, 0])
+        np.copyto(self._shape_q, self._ends[:, :3, 1])
+        self._shape_p.take(self.pair_shape, axis=0, out=p1)
+        self._shape_q.take(self.pair_shape, axis=0, out=q1)
+        obstacles.p_m.take(self.pair_slot, axis=0, out=p2)
+        obstacles.q_m.take(self.pair_slot, axis=0, out=q2)
+        obstacles.radius_m.take(self.pair_slot, out=r2[:, 0])
+        obstacles.used.take(self.pair_slot, out=self.unused)
+        np.logical_not(self.unused, out=self.unused)
+
+    def compute(self, state: KinematicState, obstacles: ObstacleSlots) -> DistanceResult:
+        """The distances on their own (the whole body's; tests' ground truth)."""
+        p1, q1, r1, p2, q2, r2 = self._inputs
+        self.gather(state, obstacles, p1, q1, p2, q2, r2)
+        result = self.workspace.compute(p1, q1, r1, p2, q2, r2)
+        result.distance_m[self.unused] = np.inf
         return result
 
-    def rates(self, state: KinematicState) -> np.ndarray:
-        """(n_pairs, kinematic joints): n . J(point on the body) of the last :meth:`compute`."""
+    def rates(self, state: KinematicState, result: DistanceResult | None = None) -> np.ndarray:
+        """(n_pairs, kinematic joints): n . J(point on the body) of `result` (default: the last
+        :meth:`compute`'s)."""
+        result = result if result is not None else self.workspace.result
         np.copyto(self._children, state.link_poses[1:])  # joint j's child link is link j + 1
         np.einsum("nij,nj->ni", self._children[:, :3, :3], self.fk.axes_local, out=self._axes)
-        result = self.workspace.result
         return self.normal_rates.compute(self._axes, self._children[:, :3, 3], result.point_a, result.normal)

@@ -30,6 +30,8 @@ import numpy as np
 from .composition import Constraint
 from .fixed_pattern import INFINITY
 
+FAR_M = 1e6  # a distance beyond any row's reach (an absent pair's is infinite)
+
 
 class ClearanceConstraint(Constraint):
     """Rows g_i . x dt <= d_i - margin; `pattern` (k x n, bool): the variables each row may use.
@@ -75,6 +77,7 @@ class ClearanceConstraint(Constraint):
         # Closer than the margin: back out no faster than the recovery speed.
         np.subtract(d, self.margin_m, out=self._rhs)
         np.maximum(self._rhs, -self.recovery_mps * self.dt_s, out=self._rhs)
+        np.minimum(self._rhs, FAR_M, out=self._rhs)  # an empty slot's infinite distance
         # Unit rows over the variables.
         np.multiply(g, g, out=self._abs)
         np.add.reduce(self._abs, axis=1, out=self._scale)
@@ -101,3 +104,11 @@ class ClearanceConstraint(Constraint):
         np.matmul(self.A, x, out=self._ax)
         self._ax -= self.upper
         return float(self._ax.max())
+
+    def binding(self, x: np.ndarray, tolerance: float) -> int:
+        """Active rows within `tolerance` of their bound at x."""
+        if not self.active.any():
+            return 0
+        np.matmul(self.A, x, out=self._ax)
+        self._ax -= self.upper
+        return int(np.count_nonzero((self._ax >= -tolerance) & self.active))
