@@ -168,6 +168,7 @@ class NormalRates:
 
     Computed as a_j . (p_i x n_i) - n_i . (a_j x o_j): cross products as outer products times
     CROSS_OF_OUTER, then two matrix products; buffers prepared for `moves` ((m, k) bool).
+    ``point_normal`` keeps the last p_i x n_i (the row of a rotation about the origin).
     """
 
     def __init__(self, moves: np.ndarray):
@@ -177,7 +178,7 @@ class NormalRates:
         self._outer_joints = np.zeros((k, 3, 3))
         self._outer_points = np.zeros((m, 3, 3))
         self._axis_origin = np.zeros((k, 3))
-        self._point_normal = np.zeros((m, 3))
+        self.point_normal = np.zeros((m, 3))
         self._tmp = np.zeros((m, k))
 
     def compute(self, axes: np.ndarray, origins: np.ndarray, points: np.ndarray, normals: np.ndarray) -> np.ndarray:
@@ -185,8 +186,8 @@ class NormalRates:
         np.multiply(axes[:, :, None], origins[:, None, :], out=self._outer_joints)
         np.matmul(self._outer_joints.reshape(k, 9), CROSS_OF_OUTER, out=self._axis_origin)
         np.multiply(points[:, :, None], normals[:, None, :], out=self._outer_points)
-        np.matmul(self._outer_points.reshape(m, 9), CROSS_OF_OUTER, out=self._point_normal)
-        np.matmul(self._point_normal, axes.T, out=self.rates)
+        np.matmul(self._outer_points.reshape(m, 9), CROSS_OF_OUTER, out=self.point_normal)
+        np.matmul(self.point_normal, axes.T, out=self.rates)
         np.matmul(normals, self._axis_origin.T, out=self._tmp)
         self.rates -= self._tmp
         self.rates *= self.moves
