@@ -155,8 +155,8 @@ class CollisionAvoidance:
         self.fk = fk or ForwardKinematics(model)
         self.pairs = pairs or collision_pairs(model)
         # Two distance workspaces: the current command's (rows are built from it) and a trial's
-        # (the checked next command), swapped when the trial is taken.
-        # With them, the arms against the declared obstacles (``obstacles``, torso frame).
+        # (the checked next command), swapped when the trial is taken; each also computes the arms
+        # against the declared obstacles (``obstacles``, torso frame) when there are some.
         shapes = obstacle_shapes(model, ARM_GROUPS)
         self._current = PairDistances(self.fk, self.pairs, ObstacleDistances(self.fk, shapes))
         self._trial = PairDistances(self.fk, self.pairs, ObstacleDistances(self.fk, shapes))
