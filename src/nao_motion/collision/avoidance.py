@@ -74,7 +74,7 @@ from ..qp.clearance import ClearanceConstraint
 from ..spatial import CROSS_OF_OUTER
 from .coupled_limits import CoupledLimitRows
 from .distance import DistanceResult
-from .obstacles import ARM_GROUPS, ObstacleDistances, ObstacleSlots, obstacle_shapes
+from .obstacles import ARM_GROUPS, NormalRates, ObstacleDistances, ObstacleSlots, obstacle_shapes
 from .pairs import CollisionPairs, PairDistances, collision_pairs, protected_arms
 
 VARIABLE_CHAINS = ("Head", "LArm", "RArm")
@@ -200,9 +200,11 @@ class CollisionAvoidance:
         # Sparsity of the pair rows over the variables, fixed for the life of the filter.
         self._pattern = (self._masks.sum(axis=0) @ fold[:, : self.n_var]) > 0
         self._chain_of_var = np.array([model.joint(n).chain for n in self.variable_names])
-        # Obstacle rows: kinematic joints onto the variables (the arm shapes move with arm joints only).
-        self._obstacle_fold = np.array([[float(motor_of(j) == v) for v in variables] for j in kin_names])
-        self._obstacle_pattern = (self._current.obstacles.moves @ self._obstacle_fold) > 0
+        # Obstacle rows, over the joints that move a shape (the pairs' joint axes serve them too).
+        obstacle_moves = self._current.obstacles.moves[:, self._moving_kin]
+        self._obstacle_rates = NormalRates(obstacle_moves)
+        self._obstacle_fold = fold[:, : self.n_var]
+        self._obstacle_pattern = (obstacle_moves @ self._obstacle_fold) > 0
         self._step_max = model.max_velocity * self.dt_s
         self._neg_step_max = -self._step_max
         self._motor_step_max = self._step_max[self._motor_model]
@@ -444,14 +446,10 @@ class CollisionAvoidance:
     def _same_obstacles(self) -> bool:
         """Whether the obstacles are those the current distances were computed with (if not, they
         are remembered as such: the caller computes them)."""
-        now, seen = self.obstacles, self._obstacles_seen
-        if not now.used.any() and not seen.used.any():
-            return True
-        same = (np.array_equal(now.used, seen.used) and np.array_equal(now.p_m, seen.p_m)
-                and np.array_equal(now.q_m, seen.q_m) and np.array_equal(now.radius_m, seen.radius_m))
+        now, seen = self.obstacles.packed, self._obstacles_seen.packed
+        same = np.array_equal(now, seen)
         if not same:
-            for name in ("used", "p_m", "q_m", "radius_m"):
-                np.copyto(getattr(seen, name), getattr(now, name))
+            np.copyto(seen, now)
         return same
 
     def _obstacle_rows(self) -> None:
@@ -468,7 +466,9 @@ class CollisionAvoidance:
         result = self._current.obstacle_result
         np.copyto(self._obstacle_start, result.distance_m)
         np.copyto(clearance.distance_m, result.distance_m)
-        np.matmul(self._current.obstacles.rates(self._state, result), self._obstacle_fold, out=clearance.gradient)
+        # The pairs' rows (computed first, at the same state) left the joints' axes and a_j x o_j.
+        rates = self._obstacle_rates.compute(self._axes, None, result.point_a, result.normal, axis_origin=self._c)
+        np.matmul(rates, self._obstacle_fold, out=clearance.gradient)
         np.copyto(clearance.step_max, self._u_box)
         np.maximum(clearance.step_max, -self._l_box, out=clearance.step_max)
         clearance.fill()

@@ -68,13 +68,16 @@ class Obstacle:
 
 
 class ObstacleSlots:
-    """The obstacles of one cycle in one frame (the torso's): (capacity, 3) ends, radii, used."""
+    """The obstacles of one cycle in one frame (the torso's): (capacity, 3) ends p_m and q_m,
+    radius_m, used (1.0 / 0.0): views of one array, ``packed``, so that a cycle compares and
+    copies them in one call each."""
 
     def __init__(self, capacity: int = MAX_OBSTACLES):
-        self.p_m = np.zeros((capacity, 3))
-        self.q_m = np.zeros((capacity, 3))
-        self.radius_m = np.zeros(capacity)
-        self.used = np.zeros(capacity, dtype=bool)
+        self.packed = np.zeros((capacity, 8))
+        self.p_m = self.packed[:, 0:3]
+        self.q_m = self.packed[:, 3:6]
+        self.radius_m = self.packed[:, 6]
+        self.used = self.packed[:, 7]
 
     @property
     def capacity(self) -> int:
@@ -181,14 +184,19 @@ class NormalRates:
         self.point_normal = np.zeros((m, 3))
         self._tmp = np.zeros((m, k))
 
-    def compute(self, axes: np.ndarray, origins: np.ndarray, points: np.ndarray, normals: np.ndarray) -> np.ndarray:
+    def compute(self, axes: np.ndarray, origins: np.ndarray | None, points: np.ndarray, normals: np.ndarray,
+                axis_origin: np.ndarray | None = None) -> np.ndarray:
+        """The rates; `axis_origin` (k, 3): a_j x o_j when the caller has them (then `origins`
+        is not needed)."""
         k, m = len(axes), len(points)
-        np.multiply(axes[:, :, None], origins[:, None, :], out=self._outer_joints)
-        np.matmul(self._outer_joints.reshape(k, 9), CROSS_OF_OUTER, out=self._axis_origin)
+        if axis_origin is None:
+            np.multiply(axes[:, :, None], origins[:, None, :], out=self._outer_joints)
+            np.matmul(self._outer_joints.reshape(k, 9), CROSS_OF_OUTER, out=self._axis_origin)
+            axis_origin = self._axis_origin
         np.multiply(points[:, :, None], normals[:, None, :], out=self._outer_points)
         np.matmul(self._outer_points.reshape(m, 9), CROSS_OF_OUTER, out=self.point_normal)
         np.matmul(self.point_normal, axes.T, out=self.rates)
-        np.matmul(normals, self._axis_origin.T, out=self._tmp)
+        np.matmul(normals, axis_origin.T, out=self._tmp)
         self.rates -= self._tmp
         self.rates *= self.moves
         return self.rates
@@ -228,6 +236,7 @@ class ObstacleDistances:
         self._shape_q = np.zeros((ns, 3))
         self.radius_m = np.repeat([s.radius_m for s in shapes], capacity)[:, None]
         self.unused = np.zeros(m, dtype=bool)
+        self._used = np.zeros(m)
         self._inputs = [np.zeros((m, 3)), np.zeros((m, 3)), self.radius_m.copy(), np.zeros((m, 3)), np.zeros((m, 3)),
                         np.zeros((m, 1))]
         self.workspace = DistanceWorkspace(m)
@@ -250,8 +259,8 @@ class ObstacleDistances:
         obstacles.p_m.take(self.pair_slot, axis=0, out=p2)
         obstacles.q_m.take(self.pair_slot, axis=0, out=q2)
         obstacles.radius_m.take(self.pair_slot, out=r2[:, 0])
-        obstacles.used.take(self.pair_slot, out=self.unused)
-        np.logical_not(self.unused, out=self.unused)
+        obstacles.used.take(self.pair_slot, out=self._used)
+        np.equal(self._used, 0.0, out=self.unused)
 
     def compute(self, state: KinematicState, obstacles: ObstacleSlots) -> DistanceResult:
         """The distances on their own (the whole body's; tests' ground truth)."""

@@ -51,13 +51,11 @@ class ClearanceConstraint(Constraint):
         self.gradient = np.zeros((k, n))
         self.enabled = np.ones(k, dtype=bool)
         self.active = np.zeros(k, dtype=bool)
-        self._pattern_f = self.pattern.astype(float)
         self._rhs = np.zeros(k)
         self._scale = np.zeros(k)
         self._reach = np.zeros(k)
         self._near = np.zeros(k, dtype=bool)
         self._abs = np.zeros((k, n))
-        self._inactive = np.zeros(k, dtype=bool)
         self._ax = np.zeros(k)
 
     def prepare(self) -> None:
@@ -65,8 +63,7 @@ class ClearanceConstraint(Constraint):
         self.A.fill(0.0)
 
     def fill(self) -> None:
-        d, g, active = self.distance_m, self.gradient, self.active
-        g *= self._pattern_f  # nothing outside the pattern (a caller's stray column)
+        d, g, active, inv = self.distance_m, self.gradient, self.active, self._scale
         np.abs(g, out=self._abs)
         np.matmul(self._abs, self.step_max, out=self._reach)
         self._reach += self.margin_m
@@ -78,20 +75,16 @@ class ClearanceConstraint(Constraint):
         np.subtract(d, self.margin_m, out=self._rhs)
         np.maximum(self._rhs, -self.recovery_mps * self.dt_s, out=self._rhs)
         np.minimum(self._rhs, FAR_M, out=self._rhs)  # an empty slot's infinite distance
-        # Unit rows over the variables.
-        np.multiply(g, g, out=self._abs)
-        np.add.reduce(self._abs, axis=1, out=self._scale)
-        np.sqrt(self._scale, out=self._scale)
-        self._scale *= self.dt_s
-        np.maximum(self._scale, 1e-12, out=self._scale)
-        np.divide(1.0, self._scale, out=self._scale)
-        np.logical_not(active, out=self._inactive)
-        self._scale[self._inactive] = 0.0
-        np.multiply(g, (self._scale * self.dt_s)[:, None], out=self.A)
-        np.multiply(self._rhs, self._scale, out=self._rhs)
+        # Unit rows over the variables: A = g / |g| (0 on inactive rows), u = rhs / (|g| dt).
+        np.einsum("ij,ij->i", g, g, out=inv)
+        np.sqrt(inv, out=inv)
+        np.maximum(inv, 1e-12, out=inv)
+        np.divide(active, inv, out=inv)
+        np.multiply(g, inv[:, None], out=self.A)
+        np.multiply(self._rhs, inv, out=self._rhs)
+        self._rhs /= self.dt_s
         self.upper.fill(INFINITY)
         np.copyto(self.upper, self._rhs, where=active)
-        self.lower.fill(-INFINITY)
 
     def relax(self) -> None:
         """No recovery push: a pair closer than the margin may stay as close as it is."""

@@ -140,11 +140,9 @@ class ObstacleInput:
                               f"obstacles in frames {sorted(set(missing))} left out: not connected to "
                               f"{ROOT_FRAME!r} in TF")
         last = self._last
-        changed = self._changed or not (np.array_equal(out.used, last.used) and np.array_equal(out.p_m, last.p_m)
-                                        and np.array_equal(out.q_m, last.q_m))
+        changed = self._changed or not np.array_equal(out.packed, last.packed)
         if changed:
-            for name in ("used", "p_m", "q_m", "radius_m"):
-                np.copyto(getattr(last, name), getattr(out, name))
+            np.copyto(last.packed, out.packed)
         self._changed = False
         return changed
 
