@@ -267,7 +267,7 @@ class ObstacleDistances:
         p1, q1, r1, p2, q2, r2 = self._inputs
         self.gather(state, obstacles, p1, q1, p2, q2, r2)
         result = self.workspace.compute(p1, q1, r1, p2, q2, r2)
-        result.distance_m[self.unused] = np.inf
+        np.copyto(result.distance_m, np.inf, where=self.unused)
         return result
 
     def rates(self, state: KinematicState, result: DistanceResult | None = None) -> np.ndarray:

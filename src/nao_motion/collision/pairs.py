@@ -163,7 +163,7 @@ class PairDistances:
             np.copyto(combined[:m], own)
         self.obstacles.gather(state, obstacles, p1[m:], q1[m:], p2[m:], q2[m:], self._in_r2[m:])
         self._combined.compute(p1, q1, self._in_r1, p2, q2, self._in_r2)
-        self._obstacles_view.distance_m[self.obstacles.unused] = np.inf
+        np.copyto(self._obstacles_view.distance_m, np.inf, where=self.obstacles.unused)
         self.result, self.obstacle_result = self._pairs_view, self._obstacles_view
         return self.result
 

@@ -43,6 +43,8 @@ ROOT_FRAME = "torso"
 # volatile, so that any publisher (rviz tools, ros2 topic pub, scripts) connects.
 OBSTACLE_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)
 _RELATIVE_TOLERANCE = 1e-6
+_IDENTITY = np.eye(4)
+_IDENTITY.flags.writeable = False
 
 
 def obstacle_from_marker(marker: Marker, now_s: float) -> Obstacle:
@@ -148,7 +150,7 @@ class ObstacleInput:
 
     def _torso_from(self, frame: str) -> np.ndarray | None:
         if frame == ROOT_FRAME:
-            return np.eye(4)
+            return _IDENTITY
         if fk_frame(self.fk, frame):
             if not self._state_valid:
                 self.fk.compute(self._q_command, out=self._state)
