@@ -16,8 +16,9 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--rtf", type=float, default=1.0, help="real-time factor (0 = as fast as possible)")
     demo.add_argument("--out", type=Path, default=Path("out/demo"), help="output directory")
     demo.add_argument("--nao-version", default="V5", choices=["V5", "V6"])
-    demo.add_argument("--scenario", default="walk", choices=["walk", "wave", "squat"],
-                      help="walk to --goal with moveTo, or play a built-in motion")
+    demo.add_argument("--scenario", default="walk", choices=["walk", "wave", "squat", "obstacle"],
+                      help="walk to --goal with moveTo, play a built-in motion, or raise the left arm "
+                           "into a declared obstacle, then beside it")
     demo.add_argument("--goal", type=float, nargs=3, metavar=("X", "Y", "THETA"),
                       help="moveTo goal relative to the robot (m, m, rad; default 1.0 0.5 1.57)")
 

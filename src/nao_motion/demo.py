@@ -3,13 +3,16 @@
 Starts the simulator and every node of the suite (as `nao-motion sim` does). The default
 scenario walks the robot to a goal through the ALMotion client (moveInit, then a non-blocking
 moveTo); the others play a built-in motion through the suite's `joint_targets` ("wave": stand,
-look around, raise and wave the right arm; "squat"). It prints the live status once a second and
+look around, raise and wave the right arm; "squat"); "obstacle" declares a sphere where the raised
+left hand would be (ALMotion setObstacle), raises the left arm into it (it stops at the margin),
+then moves the sphere beside the way (the arm goes on to its target). It prints the live status once a second and
 writes, in the output directory: `summary.json` (falls, tilt, tracking error, rates, real-time
 factor, each node's cycle time; for a walk the goal, where the true torso ended, the errors and
 the path), `nao_sim.gif` and `nao_sim_*.png` (the simulated robot rendered from the published
 joint states and ground truth), for a walk `nao_walk.png` (footsteps, planned ZMP, planned and
 measured centre of mass, true path), else `nao_stick_figure.png` (the robot drawn from the
-kinematics node's /tf).
+kinematics node's /tf); the obstacle scenario draws its sphere in both and reports the arm's
+ground-truth distance to it (measured joints, shape by shape).
 """
 
 from __future__ import annotations
@@ -58,6 +61,9 @@ def draw_stick_figures(snapshots: list[dict], path: Path, title: str) -> None:
             ax = axes[row][col]
             for a, b in snap["segments"].values():
                 ax.plot([a[ix], b[ix]], [a[2], b[2]], "-o", color="tab:blue", markersize=2.5, linewidth=2)
+            obstacle = snap.get("obstacle")  # the obstacle scenario's sphere, torso frame
+            if obstacle is not None:
+                ax.add_patch(plt.Circle((obstacle[ix], obstacle[2]), OBSTACLE_RADIUS_M, color="tab:red", alpha=0.5))
             com = snap["com"]
             if com is not None:
                 ax.plot(com[ix], com[2], "x", color="tab:red", markersize=8, label="centre of mass")
@@ -97,6 +103,28 @@ def _record(monitor, model) -> dict | None:
             "tilt_rad": monitor.tilt_rad(), "tracking_error_rad": error}
 
 
+OBSTACLE_RADIUS_M = 0.03
+
+
+def _arm_to_sphere_m(model, fk, q: np.ndarray, centre_torso: np.ndarray) -> float:
+    """The left arm's closest capsule to the sphere at joints q (torso frame): the ground truth."""
+    from .body_shapes import body_capsules
+    from .collision.distance import capsule_capsule_distance
+
+    state, best = fk.compute(q), np.inf
+    for shape in body_capsules(model):
+        if shape.group == "l_arm":
+            pose = fk.pose(state, shape.link)
+            p, q_end = (pose[:3, :3] @ np.asarray(end) + pose[:3, 3] for end in (shape.p_m, shape.q_m))
+            best = min(best, float(capsule_capsule_distance(p, q_end, shape.radius_m, centre_torso, centre_torso,
+                                                            OBSTACLE_RADIUS_M).distance_m))
+    return best
+
+
+def _in_world(sample: dict, point_torso: np.ndarray) -> np.ndarray:
+    return rotation_from_quaternion_xyzw(sample["orientation"]) @ point_torso + np.asarray(sample["position"])
+
+
 def _render(samples: list[dict], model, out_dir: Path) -> list[str]:
     """GIF and stills of the simulated robot, posed from the recorded states (offscreen)."""
     from .sim.render import SimRenderer, save_gif, save_png
@@ -108,7 +136,9 @@ def _render(samples: list[dict], model, out_dir: Path) -> list[str]:
     with SimRenderer(sim, width=400, height=320) as renderer:
         for i, sample in enumerate(samples):
             sim.show(sample["q"], sample["position"], sample["orientation"])
-            frames.append(renderer.frame())
+            obstacle = sample.get("obstacle_torso")
+            frames.append(renderer.frame([] if obstacle is None else [(_in_world(sample, obstacle),
+                                                                        OBSTACLE_RADIUS_M)]))
             if i in still_at:
                 stills.append(str(save_png(frames[-1], out_dir / f"nao_sim_{len(stills)}_{sample['t']:.1f}s.png")))
     return [str(save_gif(frames, out_dir / "nao_sim.gif", fps=10.0))] + stills
@@ -149,8 +179,9 @@ def _walk_ready(monitor) -> bool:
 def run_demo(duration_s: float = 60.0, out_dir: Path = Path("out/demo"), version: str = "V5",
              scenario: str = "walk", real_time_factor: float = 1.0,
              goal: tuple[float, float, float] = DEFAULT_GOAL, composed: bool = True) -> dict:
-    """Run `scenario` ("walk" to `goal` with moveTo, or a player motion: "wave", "squat") for at
-    most `duration_s` of sim time (a walk ends earlier when it is over) and write the report."""
+    """Run `scenario` ("walk" to `goal` with moveTo, a player motion: "wave", "squat", or
+    "obstacle") for at most `duration_s` of sim time (a walk ends earlier when it is over) and
+    write the report."""
     if "ROS_AUTOMATIC_DISCOVERY_RANGE" not in os.environ:  # the demo is self-contained: stay on loopback
         os.environ.update(local_ros_env())
     import rclpy
@@ -164,7 +195,11 @@ def run_demo(duration_s: float = 60.0, out_dir: Path = Path("out/demo"), version
 
     model = NaoModel(version)
     suite = Suite(dict(os.environ), version, real_time_factor, log_dir=out_dir / "logs", composed=composed)
+    from .kinematics import ForwardKinematics
+
+    fk = ForwardKinematics(model)
     what = f"moveTo{tuple(goal)}" if scenario == "walk" else f"'{scenario}'"
+    obstacle = obstacle_torso = None  # the obstacle scenario: its sphere (torso frame) and where it goes next
     print(f"nao_motion demo: simulated NAO {version}, {what}, at most {duration_s:.0f} s of sim time "
           f"(ROS_DOMAIN_ID={os.environ.get('ROS_DOMAIN_ID', '0')}, "
           f"discovery {os.environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE')})")
@@ -189,6 +224,14 @@ def run_demo(duration_s: float = 60.0, out_dir: Path = Path("out/demo"), version
             motion = ALMotion(version)
             motion.moveInit()
             task = motion.post.moveTo(*goal)
+        elif scenario == "obstacle":
+            motion = ALMotion(version)
+            raised = np.array(motion.getAngles("Body", True))
+            raised[model.joint_index("LShoulderPitch")] = 0.0
+            obstacle_torso = fk.pose(fk.compute(raised), "l_gripper")[:3, 3]  # where the raised hand would be
+            motion.setObstacle("ball", "Sphere", obstacle_torso.tolist(), [OBSTACLE_RADIUS_M], frame="torso")
+            motion.setAngles(["LShoulderPitch"], [0.0], 0.3)
+            obstacle = {"beside_at_s": 0.5 * duration_s, "beside": obstacle_torso + (0.0, 0.15, 0.0), "moved": False}
         else:
             suite.add(PLAYER, {"motion": scenario, "topic": "joint_targets", "loop": False})
         start_t = monitor.sim_time_s
@@ -199,12 +242,18 @@ def run_demo(duration_s: float = 60.0, out_dir: Path = Path("out/demo"), version
             if recorder is not None:
                 recorder.poll()
             t = monitor.sim_time_s - start_t
+            if obstacle is not None and t >= obstacle["beside_at_s"] and not obstacle["moved"]:
+                obstacle_torso, obstacle["moved"] = obstacle["beside"], True  # the sphere moved beside the way: the arm goes on
+                motion.setObstacle("ball", "Sphere", obstacle_torso.tolist(), [OBSTACLE_RADIUS_M], frame="torso")
             if t - last_sample >= 0.1 and (sample := _record(monitor, model)) is not None:
                 last_sample, sample["t"] = t, t
+                if obstacle_torso is not None:
+                    sample["obstacle_torso"] = obstacle_torso
+                    sample["obstacle_distance_m"] = _arm_to_sphere_m(model, fk, sample["q"], obstacle_torso)
                 samples.append(sample)
             if snapshot_times and t >= snapshot_times[0]:
                 snapshot_times.pop(0)
-                snapshots.append({"t": t, "segments": _skeleton(monitor.tf), "com": None})
+                snapshots.append({"t": t, "segments": _skeleton(monitor.tf), "com": None, "obstacle": obstacle_torso})
             if t - last_print >= 1.0:
                 last_print = t
                 print("  " + monitor.status_line(len(suite.running()), len(suite.processes)), flush=True)
@@ -263,6 +312,19 @@ def run_demo(duration_s: float = 60.0, out_dir: Path = Path("out/demo"), version
         summary["walk"]["reached_goal"] = bool(summary["walk"]["position_error_m"] <= GOAL_TOLERANCE_M
                                            and summary["walk"]["heading_error_deg"] <= GOAL_TOLERANCE_DEG)
         ok = ok and summary["walk"]["steps"] > 0 and summary["walk"]["finished"] and summary["walk"]["reached_goal"]
+    if obstacle is not None and samples:
+        pitch = model.joint_index("LShoulderPitch")
+        before = [s for s in samples if s["t"] < obstacle["beside_at_s"] and "obstacle_distance_m" in s]
+        after = [s for s in samples if s["t"] >= obstacle["beside_at_s"] and "obstacle_distance_m" in s]
+        summary["obstacle"] = {
+            "radius_m": OBSTACLE_RADIUS_M, "moved_beside_at_s": obstacle["beside_at_s"],
+            "min_distance_m": min(s["obstacle_distance_m"] for s in samples if "obstacle_distance_m" in s),
+            "stopped_at": {"distance_m": before[-1]["obstacle_distance_m"], "LShoulderPitch": float(before[-1]["q"][pitch])}
+            if before else None,
+            "ended_at": {"distance_m": after[-1]["obstacle_distance_m"], "LShoulderPitch": float(after[-1]["q"][pitch])}
+            if after else None,
+        }
+        ok = ok and summary["obstacle"]["min_distance_m"] > 0.0
     summary["pictures"], summary["ok"] = pictures, ok
     (out_dir / "summary.json").write_text(json.dumps(summary, indent=2))
     walked = (f"; walked to {np.round(summary['walk']['reached'], 3).tolist()} (goal {list(goal)}, error "

@@ -12,6 +12,7 @@ from .collision import CollisionMethods
 from .kinematics import KinematicsMethods
 from .locomotion import LocomotionMethods
 from .motion_commands import MotionCommandMethods
+from .obstacles import ObstacleMethods
 from .walk import WalkMethods
 from .whole_body import WholeBodyMethods
 from .world_frame import WorldFrameMethods
@@ -19,8 +20,8 @@ from .world_frame import WorldFrameMethods
 FRAME_TORSO, FRAME_WORLD, FRAME_ROBOT = 0, 1, 2
 
 
-class ALMotion(KinematicsMethods, MotionCommandMethods, CollisionMethods, WholeBodyMethods, WalkMethods,
-              LocomotionMethods, WorldFrameMethods, ClientBase):
+class ALMotion(KinematicsMethods, MotionCommandMethods, CollisionMethods, ObstacleMethods, WholeBodyMethods,
+              WalkMethods, LocomotionMethods, WorldFrameMethods, ClientBase):
     """NAOqi ALMotion methods backed by the suite's topics, services and parameters."""
 
 

@@ -44,6 +44,15 @@ to four times) and otherwise held. When there is none (infeasible, or the solver
 without the recovery push and with the legs held, where a zero step is feasible; if that fails
 too, the last safe command is held (a zero step) and the result says why.
 
+Obstacles outside the body (seed 002, ``obstacles.py``): the owner writes the declared obstacles,
+in the torso frame, into ``obstacles`` (``ObstacleSlots``) before a step. Each arm shape against
+each obstacle slot is one more row of the same form, n . J dq <= d - margin (the obstacle does
+not move), with the same margin, influence distance and recovery speed
+(``qp.clearance.ClearanceConstraint``); it binds whichever arm is stiff, protected against
+self-collision or not (declaring an obstacle is the opt-in), and the checked step keeps it as it
+keeps the pairs. With no obstacle declared these rows stay off (zero, unbounded) and are not
+computed: the filter then does exactly what it did without them.
+
 Limits: the step box keeps every joint inside its range and speed exactly (the solution is
 clipped into it); the head rows (``coupled_limits.py``), conservative and shrunk by the
 acceptance tolerance, keep HeadPitch inside its HeadYaw-dependent range; the ankles' coupled
@@ -61,9 +70,11 @@ import numpy as np
 from ..kinematics import ForwardKinematics, KinematicState
 from ..model import HEAD_PITCH_VS_YAW_DEG, NaoModel, motor_fold, motor_of, project_coupled_limits
 from ..qp import INFINITY, USABLE, FixedPatternQP, SolveResult, SolverSettings
+from ..qp.clearance import ClearanceConstraint
 from ..spatial import CROSS_OF_OUTER
 from .coupled_limits import CoupledLimitRows
 from .distance import DistanceResult
+from .obstacles import ARM_GROUPS, NormalRates, ObstacleDistances, ObstacleSlots, obstacle_shapes
 from .pairs import CollisionPairs, PairDistances, collision_pairs, protected_arms
 
 VARIABLE_CHAINS = ("Head", "LArm", "RArm")
@@ -132,6 +143,7 @@ class AvoidanceResult:
     binding_constraints: int  # pair rows at their bound in the accepted solution
     iterations: int  # OSQP iterations (0: no solve needed)
     distances: DistanceResult = field(repr=False)  # per pair at the new command (workspace view)
+    closest_obstacle_m: float = np.inf  # over the arm shapes and the declared obstacles, at the new command
 
 
 class CollisionAvoidance:
@@ -143,9 +155,13 @@ class CollisionAvoidance:
         self.fk = fk or ForwardKinematics(model)
         self.pairs = pairs or collision_pairs(model)
         # Two distance workspaces: the current command's (rows are built from it) and a trial's
-        # (the checked next command), swapped when the trial is taken.
-        self._current = PairDistances(self.fk, self.pairs)
-        self._trial = PairDistances(self.fk, self.pairs)
+        # (the checked next command), swapped when the trial is taken; each also computes the arms
+        # against the declared obstacles (``obstacles``, torso frame) when there are some.
+        shapes = obstacle_shapes(model, ARM_GROUPS)
+        self._current = PairDistances(self.fk, self.pairs, ObstacleDistances(self.fk, shapes))
+        self._trial = PairDistances(self.fk, self.pairs, ObstacleDistances(self.fk, shapes))
+        self.obstacles = ObstacleSlots()
+        self._obstacles_seen = ObstacleSlots()  # the obstacles the current distances were computed with
         config = config or AvoidanceConfig()
         reason = config.validate()
         if reason:
@@ -184,6 +200,11 @@ class CollisionAvoidance:
         # Sparsity of the pair rows over the variables, fixed for the life of the filter.
         self._pattern = (self._masks.sum(axis=0) @ fold[:, : self.n_var]) > 0
         self._chain_of_var = np.array([model.joint(n).chain for n in self.variable_names])
+        # Obstacle rows, over the joints that move a shape (the pairs' joint axes serve them too).
+        obstacle_moves = self._current.obstacles.moves[:, self._moving_kin]
+        self._obstacle_rates = NormalRates(obstacle_moves)
+        self._obstacle_fold = fold[:, : self.n_var]
+        self._obstacle_pattern = (obstacle_moves @ self._obstacle_fold) > 0
         self._step_max = model.max_velocity * self.dt_s
         self._neg_step_max = -self._step_max
         self._motor_step_max = self._step_max[self._motor_model]
@@ -220,9 +241,9 @@ class CollisionAvoidance:
         self._coupled_tmp = np.empty(nc)
         # The QP's rows: pairs, the step box, the head's coupled range (views of its buffers).
         qp = self._solver
-        self._u_pairs, self._u_box, self._u_head = qp.u[:m], qp.u[m: m + nv], qp.u[m + nv:]
+        self._u_pairs, self._u_box, self._u_head = qp.u[:m], qp.u[m: m + nv], qp.u[m + nv: m + nv + nc]
         self._l_box = qp.l[m: m + nv]
-        self._a_pairs, self._a_head = qp.A[:m], qp.A[m + nv:]
+        self._a_pairs, self._a_head = qp.A[:m], qp.A[m + nv: m + nv + nc]
         self._w = qp.P.reshape(-1)[:: nv + 1]  # P's diagonal: the weights
         self._x = np.zeros(nv)
         self._head_x = np.zeros(2)
@@ -250,7 +271,7 @@ class CollisionAvoidance:
         self._ankle_dq = np.empty(len(self._ankles))
         # One result object, refreshed every cycle.
         self._result = AvoidanceResult(np.zeros(n), Outcome.SOLVED, "ok", np.inf, 0, 0, 0,
-                                       self._current.workspace.result)
+                                       self._current.result)
         self._d_start = np.empty(m)
         self._floor = np.empty(m)
         self._below = np.zeros(m, dtype=bool)
@@ -259,21 +280,36 @@ class CollisionAvoidance:
         # FK of `command` (valid once computed) and of the checked trial step, swapped when taken.
         self._state, self._trial_state = self.fk.new_state(), self.fk.new_state()
         self._state_valid = False
+        mo = self._current.obstacles.n_pairs
+        self._obstacle_floor = np.empty(mo)
+        self._obstacle_below = np.zeros(mo, dtype=bool)
+        self._obstacle_start = np.full(mo, np.inf)
+        self._obstacle_rows_on = False
 
     def _setup_qp(self, config: AvoidanceConfig) -> None:
         """The QP's pattern: one row per pair (over the variables its shapes' joints move), the step
         box, the head's coupled rows; P is diagonal (the weights)."""
         m, nv, nc = self.pairs.n_pairs, self.n_var, CoupledLimitRows.n_rows
-        pattern = np.zeros((m + nv + nc, nv), dtype=bool)
+        mo = len(self._obstacle_pattern)
+        pattern = np.zeros((m + nv + nc + mo, nv), dtype=bool)
         pattern[:m] = self._pattern
         pattern[m: m + nv] = np.eye(nv, dtype=bool)
-        pattern[m + nv:, self._head_cols] = True
+        pattern[m + nv: m + nv + nc, self._head_cols] = True
+        pattern[m + nv + nc:] = self._obstacle_pattern
         # OSQP's equilibration: the weights change a thousandfold from cycle to cycle (pinned or
         # adjustable joints), which no fixed preconditioning follows.
         settings = SolverSettings(eps_abs=config.eps_abs, eps_rel=config.eps_rel, max_iter=config.max_iter,
                                   scaling=10)
         self._solver = FixedPatternQP(pattern, np.eye(nv, dtype=bool), settings)
         self._solver.A[m: m + nv] = np.eye(nv)
+        # The obstacle rows: a clearance part laid out on the filter's rows (steps in rad: dt 1).
+        self._clearance = ClearanceConstraint(self._obstacle_pattern, 1.0, self._step_max[self._var_model],
+                                              config.margin_m, config.influence_distance_m,
+                                              config.recovery_speed_mps * self.dt_s)
+        rows = slice(m + nv + nc, m + nv + nc + mo)
+        qp = self._solver
+        self._clearance.A, self._clearance.lower, self._clearance.upper = qp.A[rows], qp.l[rows], qp.u[rows]
+        self._clearance.prepare()
 
     # --- configuration -------------------------------------------------------------------
     def update_config(self, config: AvoidanceConfig) -> None:
@@ -288,6 +324,9 @@ class CollisionAvoidance:
             raise ValueError("dt_s is fixed when the filter is set up")
         self.config = config
         self._checked = self.pairs.checked(set(config.protected_arms))
+        clearance = self._clearance
+        clearance.margin_m, clearance.influence_m = config.margin_m, config.influence_distance_m
+        clearance.recovery_mps = config.recovery_speed_mps * self.dt_s
         self._stiffness_applied = False
         self._var_yielding = np.isin(self._chain_of_var, config.yielding_chains)
         self._var_protected = np.isin(self._chain_of_var, config.protected_arms)
@@ -330,10 +369,11 @@ class CollisionAvoidance:
         model.mimic_hip_yaw_pitch(q, out=q)
         # The last cycle's check computed FK and distances at this command: reuse them unless
         # limp joints moved it (so FK runs once per cycle unless a step had to be shortened).
-        if not (self._state_valid and np.array_equal(self._state.q, q)):
-            self._current.compute(self.fk.compute(q, out=self._state))
+        same_obstacles = self._same_obstacles()
+        if not (same_obstacles and self._state_valid and np.array_equal(self._state.q, q)):
+            self._current.compute(self.fk.compute(q, out=self._state), self.obstacles)
             self._state_valid = True
-        dist = self._current.workspace.result
+        dist = self._current.result
         self._pair_rows(self._state, dist)
         np.copyto(self._d_start, dist.distance_m)
 
@@ -350,6 +390,7 @@ class CollisionAvoidance:
         self._dq.take(self._fix_model, out=self._fix_step)
 
         self._set_rows(dist)
+        self._obstacle_rows()
         outcome, reason, iterations = self._solve(dist)
         if outcome is Outcome.HELD:
             self._dq.fill(0.0)
@@ -365,8 +406,10 @@ class CollisionAvoidance:
             reason = f"{reason}; step halved {halvings} times to keep the margin (linearisation)"
         r = self._result
         r.q, r.outcome, r.reason, r.iterations = q, outcome, reason, iterations
-        r.distances = self._current.workspace.result
+        r.distances = self._current.result
         r.closest_distance_m = float(r.distances.distance_m.min())
+        obstacles = self._current.obstacle_result
+        r.closest_obstacle_m = np.inf if obstacles is None else float(obstacles.distance_m.min())
         r.active_constraints, r.binding_constraints = int(np.count_nonzero(self._active)), binding
         return r
 
@@ -388,9 +431,10 @@ class CollisionAvoidance:
             if self._dq.take(self._ankles, out=self._ankle_dq).any():  # passed-through ankles
                 trial[:] = project_coupled_limits(self.model, trial)
             state = self.fk.compute(trial, out=self._trial_state)
-            d = self._trial.compute(state).distance_m
+            d = self._trial.compute(state, self.obstacles).distance_m
             np.less(d, self._floor, out=self._below)
-            if not np.logical_and(self._below, self._actionable, out=self._below).any():
+            if not (np.logical_and(self._below, self._actionable, out=self._below).any()
+                    or self._obstacle_step_too_close()):
                 q[:] = trial
                 self._state, self._trial_state = state, self._state
                 self._current, self._trial = self._trial, self._current
@@ -399,12 +443,54 @@ class CollisionAvoidance:
         self._dq.fill(0.0)  # held: the current command and its distances stay
         return MAX_HALVINGS + 1
 
+    def _same_obstacles(self) -> bool:
+        """Whether the obstacles are those the current distances were computed with (if not, they
+        are remembered as such: the caller computes them)."""
+        now, seen = self.obstacles.packed, self._obstacles_seen.packed
+        same = np.array_equal(now, seen)
+        if not same:
+            np.copyto(seen, now)
+        return same
+
+    def _obstacle_rows(self) -> None:
+        """The arms' rows against the declared obstacles at the current command (off when none)."""
+        clearance = self._clearance
+        if self._current.obstacle_result is None:
+            if self._obstacle_rows_on:
+                clearance.off()
+                clearance.A.fill(0.0)
+                clearance.active.fill(False)
+                self._obstacle_rows_on = False
+            return
+        self._obstacle_rows_on = True
+        result = self._current.obstacle_result
+        np.copyto(self._obstacle_start, result.distance_m)
+        np.copyto(clearance.distance_m, result.distance_m)
+        # The pairs' rows (computed first, at the same state) left the joints' axes and a_j x o_j.
+        rates = self._obstacle_rates.compute(self._axes, None, result.point_a, result.normal, axis_origin=self._c)
+        np.matmul(rates, self._obstacle_fold, out=clearance.gradient)
+        np.copyto(clearance.step_max, self._u_box)
+        np.maximum(clearance.step_max, -self._l_box, out=clearance.step_max)
+        clearance.fill()
+
+    def _obstacle_step_too_close(self) -> bool:
+        """Whether the trial step ends closer to an obstacle than half the margin (or than it was)
+        on a row the filter acts on."""
+        if not self._obstacle_rows_on:
+            return False
+        d = self._trial.obstacle_result.distance_m
+        np.minimum(self._obstacle_start, 0.5 * self.config.margin_m, out=self._obstacle_floor)
+        self._obstacle_floor -= FLOOR_SLACK_M
+        np.less(d, self._obstacle_floor, out=self._obstacle_below)
+        return bool(np.logical_and(self._obstacle_below, self._clearance.enabled, out=self._obstacle_below).any())
+
     def _binding(self) -> int:
         """Active pair rows within tolerance of their bound at the solution."""
         np.matmul(self._g_var, self._x, out=self._tmp_m)
         np.subtract(self._tmp_m, self._u_pairs, out=self._tmp_m)
         np.greater_equal(self._tmp_m, -self.config.acceptance_tolerance, out=self._near)
-        return int(np.count_nonzero(np.logical_and(self._near, self._active, out=self._near)))
+        binding = int(np.count_nonzero(np.logical_and(self._near, self._active, out=self._near)))
+        return binding + self._clearance.binding(self._x, self.config.acceptance_tolerance)
 
     def _read_stiffness(self, stiffness: np.ndarray | None) -> None:
         """Limp / stiff joints, and (when they changed) which variables are adjustable or pinned,
@@ -432,6 +518,8 @@ class CollisionAvoidance:
         np.matmul(self._pattern_f, self._adjustable_f, out=self._reach)
         np.greater(self._reach, 0.0, out=self._actionable)
         self._actionable &= self._checked
+        # An obstacle row binds the stiff joints that move its shape (a limp arm's step is 0).
+        np.any(self._obstacle_pattern & stiff[None, :], axis=1, out=self._clearance.enabled)
         self._stiffness_applied = True
 
     def _pair_rows(self, state: KinematicState, dist: DistanceResult) -> None:
@@ -511,7 +599,7 @@ class CollisionAvoidance:
         self._dq.take(self._var_model, out=self._x)
         np.matmul(self._g_var, self._x, out=self._tmp_m)
         np.subtract(self._tmp_m, self._u_pairs, out=self._tmp_m)
-        if self._tmp_m.max() <= 0.0 and self._head_rows_hold():
+        if self._tmp_m.max() <= 0.0 and self._head_rows_hold() and self._clearance.violation(self._x) <= 0.0:
             return Outcome.SOLVED, "ok", 0
         np.copyto(self._a_pairs, self._g_var)
         self._a_head[:, self._head_cols[0]] = self._coupled_coef[:, 0]
@@ -527,6 +615,7 @@ class CollisionAvoidance:
         np.maximum(self._rhs, 0.0, out=self._rhs)
         np.multiply(self._rhs, self._row_scale, out=self._rhs)
         np.copyto(self._u_pairs, self._rhs, where=self._active)
+        self._clearance.relax()
         self._solver.update(matrices=False)
         result = self._solver.solve()
         iterations += int(result.info.iter)
@@ -550,7 +639,8 @@ class CollisionAvoidance:
         np.maximum(x, self._l_box, out=x)
         np.matmul(self._g_var, x, out=self._tmp_m)
         np.subtract(self._tmp_m, self._u_pairs, out=self._tmp_m)
-        return bool(self._tmp_m.max() <= self.config.acceptance_tolerance) and self._head_rows_hold()
+        return bool(self._tmp_m.max() <= self.config.acceptance_tolerance) and self._head_rows_hold() \
+            and self._clearance.violation(x) <= self.config.acceptance_tolerance
 
     def _head_rows_hold(self) -> bool:
         """Whether x keeps the head rows (shrunk by the tolerance, see _set_rows) within tolerance."""

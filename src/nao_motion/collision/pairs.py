@@ -21,7 +21,7 @@ pair (relaxed when not needed), so its sparsity pattern never changes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -29,6 +29,7 @@ from ..body_shapes import Capsule, body_capsules
 from ..kinematics import ForwardKinematics, KinematicState
 from ..model import NaoModel
 from .distance import DistanceResult, DistanceWorkspace
+from .obstacles import ObstacleDistances, ObstacleSlots
 
 #: Chains NAOqi's setCollisionProtectionEnabled accepts, and the arms each one protects.
 PROTECTION_CHAINS: dict[str, tuple[str, ...]] = {"LArm": ("LArm",), "RArm": ("RArm",), "Arms": ("LArm", "RArm")}
@@ -102,9 +103,14 @@ class PairDistances:
     product; the pair arrays are gathered with ``take(..., out=)``; the distance core then
     writes into its workspace. :meth:`compute` returns the workspace's result (overwritten by
     the next call).
+
+    With `obstacles` (the arms against declared obstacles), a cycle that has obstacles computes
+    the pairs and the obstacle pairs in one call of the distance core (its cost is its numpy
+    calls, hardly the number of pairs): ``result`` and ``obstacle_result`` are then views of
+    that call's result; without obstacles only the pairs are computed, as before.
     """
 
-    def __init__(self, fk: ForwardKinematics, pairs: CollisionPairs):
+    def __init__(self, fk: ForwardKinematics, pairs: CollisionPairs, obstacles: ObstacleDistances | None = None):
         self.fk = fk
         self.pairs = pairs
         link_index = {name: i for i, name in enumerate(fk.link_names)}
@@ -128,13 +134,38 @@ class PairDistances:
         self._r1 = self.radius_m[pairs.first][:, None]
         self._r2 = self.radius_m[pairs.second][:, None]
         self.workspace = DistanceWorkspace(m)
+        self.result = self.workspace.result
+        self.obstacles = obstacles
+        self.obstacle_result: DistanceResult | None = None
+        if obstacles is not None:
+            mo = obstacles.n_pairs
+            self._combined = DistanceWorkspace(m + mo)
+            self._in_points = [np.zeros((m + mo, 3)) for _ in range(4)]
+            self._in_r1 = np.concatenate([self._r1, obstacles.radius_m])
+            self._in_r2 = np.concatenate([self._r2, np.zeros((mo, 1))])
+            combined = self._combined.result
+            self._pairs_view = DistanceResult(*(getattr(combined, f.name)[:m] for f in fields(DistanceResult)))
+            self._obstacles_view = DistanceResult(*(getattr(combined, f.name)[m:] for f in fields(DistanceResult)))
 
-    def compute(self, state: KinematicState) -> DistanceResult:
+    def compute(self, state: KinematicState, obstacles: ObstacleSlots | None = None) -> DistanceResult:
+        """The pairs' distances (``result``), and with declared `obstacles` theirs
+        (``obstacle_result``, inf for an empty slot; None without obstacles)."""
         state.link_poses.take(self.shape_link, axis=0, out=self._poses)
         np.matmul(self._poses, self._ends_local, out=self._ends)
         self._ends.take(self.pairs.first, axis=0, out=self._ends_a)
         self._ends.take(self.pairs.second, axis=0, out=self._ends_b)
-        return self.workspace.compute(self._p1, self._q1, self._r1, self._p2, self._q2, self._r2)
+        if obstacles is None or self.obstacles is None or not obstacles.used.any():
+            self.result, self.obstacle_result = self.workspace.result, None
+            return self.workspace.compute(self._p1, self._q1, self._r1, self._p2, self._q2, self._r2)
+        m = self.pairs.n_pairs
+        p1, q1, p2, q2 = self._in_points
+        for combined, own in zip(self._in_points, (self._p1, self._q1, self._p2, self._q2)):
+            np.copyto(combined[:m], own)
+        self.obstacles.gather(state, obstacles, p1[m:], q1[m:], p2[m:], q2[m:], self._in_r2[m:])
+        self._combined.compute(p1, q1, self._in_r1, p2, q2, self._in_r2)
+        np.copyto(self._obstacles_view.distance_m, np.inf, where=self.obstacles.unused)
+        self.result, self.obstacle_result = self._pairs_view, self._obstacles_view
+        return self.result
 
     def at(self, q: np.ndarray) -> DistanceResult:
         """Distances at configuration q (runs the FK; for checks and tests, not the cycle)."""

@@ -20,6 +20,9 @@ Subscriptions
   ``joint_stiffness`` (sensor_msgs/JointState): stiffness 0..1 in ``effort`` (the simulator's
       convention: an empty ``name`` list with one value sets every joint; values outside 0..1
       are clamped). Until a message arrives every joint counts as stiff (stiffness 1).
+  ``obstacles`` (visualization_msgs/MarkerArray): obstacles outside the body, as rviz markers
+      (SPHERE, CYLINDER; ns + id identify one; DELETE, DELETEALL; any TF frame; ``lifetime``):
+      the arms keep ``margin_m`` from them (``nao_motion.ros.obstacle_input``).
   A malformed command (no names or points, unknown or duplicate joints, NaN/inf, lengths that do
   not match, trajectory times going backwards) is rejected whole with a log line; the robot keeps
   its last safe command.
@@ -70,6 +73,7 @@ from ..joint_input import JointInputError, parse_joint_values
 from ..model import NaoModel
 from ..ros.conversions import stamp_seconds
 from ..ros.cdr import JointStateReader
+from ..ros.obstacle_input import ObstacleInput
 from ..ros.parameters import NAO_VERSION, ParameterSpec, declare_startup
 from ..ros.node_tools import (
     ClockWatch,
@@ -127,6 +131,7 @@ class CollisionFilterNode(Node):
         self.create_subscription(JointTrajectory, "joint_trajectory", self.on_trajectory, CYCLE_QOS)
         self.create_subscription(JointState, "joint_states", self.on_joint_states, LATEST_QOS, raw=True)
         self.create_subscription(JointState, "joint_stiffness", self.on_stiffness, CYCLE_QOS)
+        self.obstacle_input = ObstacleInput(self, self.filter.fk)
         for chain in PROTECTION_CHAINS:
             self.create_service(SetBool, f"collision_filter/set_protection/{chain}",
                                 partial(self.on_set_protection, chain))
@@ -245,6 +250,8 @@ class CollisionFilterNode(Node):
             self.last_publish_s = self.last_markers_s = -np.inf
             self.settled = False
         np.less(self.stiffness, self.filter.config.limp_stiffness, out=self.limp)
+        if self.obstacle_input.resolve(now_s, self.filter.obstacles, self.filter.command):
+            self.settled = False  # an obstacle came, went or moved: the command may have to change
         if self.settled and not self.reference.moving:
             if now_s - self.last_publish_s >= KEEP_ALIVE_S:
                 self._publish(self.last_result, now_s)
@@ -263,6 +270,8 @@ class CollisionFilterNode(Node):
         self.diagnostics.record(time.perf_counter() - start)
         self.diagnostics.values.update({
             "closest_distance_m": f"{result.closest_distance_m:.4f}",
+            "obstacles": self.filter.obstacles.count,
+            "closest_obstacle_m": f"{result.closest_obstacle_m:.4f}",
             "active_constraints": result.active_constraints,
             "binding_constraints": result.binding_constraints,
             "outcome": result.outcome.value,

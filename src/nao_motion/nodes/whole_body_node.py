@@ -24,6 +24,7 @@ started (FRAME_ROBOT then); while the QP is off it follows FRAME_ROBOT.
 | sub | `whole_body/foot_references` | geometry_msgs/PoseArray | walk: [left sole, right sole] poses this cycle, frame `wb_world`, stamped like the `joint_states` of its cycle |
 | sub | `whole_body/support` | std_msgs/String | walk: "Legs" (both feet held), "LLeg" or "RLeg" (that foot held, the other follows its reference); default "Legs" |
 | sub | `whole_body/torso_reference` | geometry_msgs/Vector3Stamped | walk (optional: upright without it): the torso's tilt this cycle, x = TorsoWx, y = TorsoWy, rad, about the feet's mean heading in `wb_world` ("" accepted), within the gait table's +-7 deg; stamped like `whole_body/com_reference` |
+| sub | `obstacles` | visualization_msgs/MarkerArray | obstacles outside the body as rviz markers (SPHERE, CYLINDER; ns + id; DELETE, DELETEALL; any TF frame; `lifetime`; `nao_motion.ros.obstacle_input`): while the QP runs, every arm and leg keeps `obstacle_margin_m` (BalancerConfig, 5 mm) from them; an effector target behind one ends at the closest feasible point |
 | pub | `joint_commands` | sensor_msgs/JointState | all 26 joints, rad, every cycle once every kinematic joint was measured |
 | pub | `whole_body/torso_pose` | geometry_msgs/PoseStamped | the torso's pose in `wb_world` (the walk's references are in this frame) |
 | pub | `whole_body/markers` | visualization_msgs/MarkerArray | at most 10 Hz while subscribed, frame `torso`: centre of mass and its floor projection, support polygon (balance constraint's, else grounded feet's), margin polygon, margin text |
@@ -69,6 +70,7 @@ from ..ros.conversions import (
     stamp_seconds,
 )
 from ..ros.cdr import ImuReader, JointStateReader, MessageImage
+from ..ros.obstacle_input import ObstacleInput
 from ..ros.parameters import NAO_VERSION, ParameterSpec, declare_startup
 from ..ros.node_tools import (
     ClockWatch,
@@ -108,6 +110,7 @@ class WholeBodyNode(Node):
         self.model = NaoModel(version)
         self.core = WholeBodyCycle(self.model, BalancerConfig(max_velocity_fraction=startup["max_velocity_fraction"]))
         self.balancer = self.core.balancer
+        self.obstacle_input = ObstacleInput(self, self.balancer.fk)
         n = self.model.n_joints
         self.measured = np.zeros(n)
         self.received = np.zeros(n, dtype=bool)
@@ -390,6 +393,7 @@ class WholeBodyNode(Node):
         self._read_imu(now_s)
         walk = self._walk_reference()
         gyro_fresh = now_s - self.gyro_s <= self.params.values["reference_timeout_s"]
+        self.obstacle_input.resolve(self._now_s(), self.balancer.obstacles, self.balancer.q)
         command = self.core.cycle(self.wish, walk, self.measured, self.gyro_radps if gyro_fresh else None)
         result = self.core.result
         self._publish(command, result, stamp, now_s)

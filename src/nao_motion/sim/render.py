@@ -64,12 +64,21 @@ class SimRenderer:
         self._lookat_height = 0.5 * sim.standing_height_m
         self.camera.lookat[:] = (0.0, 0.0, self._lookat_height)
 
-    def frame(self) -> np.ndarray:
-        """The current view as an (height, width, 3) uint8 RGB image."""
+    def frame(self, spheres: list[tuple[np.ndarray, float]] = ()) -> np.ndarray:
+        """The current view as an (height, width, 3) uint8 RGB image, with `spheres` (centre in the
+        world, radius; drawn, not simulated: the declared obstacles) in translucent red."""
         if self.track:
             torso = self.sim.mj_data.qpos[:3]
             self.camera.lookat[:] = (torso[0], torso[1], self._lookat_height)
         self.renderer.update_scene(self.sim.mj_data, camera=self.camera)
+        scene = self.renderer.scene
+        for centre, radius in spheres:
+            if scene.ngeom >= scene.maxgeom:
+                break
+            mujoco.mjv_initGeom(scene.geoms[scene.ngeom], mujoco.mjtGeom.mjGEOM_SPHERE, np.array([radius, 0.0, 0.0]),
+                                np.asarray(centre, dtype=float), np.eye(3).reshape(-1),
+                                np.array([0.9, 0.1, 0.1, 0.6], dtype=np.float32))
+            scene.ngeom += 1
         return self.renderer.render().copy()
 
     def close(self) -> None:

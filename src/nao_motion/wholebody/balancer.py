@@ -151,6 +151,13 @@ class BalancerConfig:
     # limp is worked from where it is, so the other joints' compensation matches the real pose.
     # Enabling starts from the measured pose when the command is farther than this from it.
     max_tracking_error_rad: float = 0.1
+    # Every arm and leg shape keeps this from the declared obstacles (``obstacles``): the
+    # collision filter's margin, so that the two agree on where an arm stops; rows within the
+    # influence distance (or one step's reach of the margin) are active; closer than the margin
+    # the limb backs out at up to the recovery speed.
+    obstacle_margin_m: float = 0.005
+    obstacle_influence_m: float = 0.05
+    obstacle_recovery_speed_mps: float = 0.05
     # A solution is used only if no feet or balance row is violated by more than this (m/s, rad/s).
     acceptance_tolerance: float = 1e-3
     solver: SolverSettings = WHOLE_BODY_SOLVER
@@ -176,6 +183,12 @@ class BalancerConfig:
                    self.regularisation_weight, self.moving_wish_weight, self.walk_upper_body_weight)
         if not all(np.isfinite(w) and w > 0.0 for w in weights):
             return "weights must be finite and > 0"
+        if not (np.isfinite(self.obstacle_margin_m) and 0.0 <= self.obstacle_margin_m <= 0.05):
+            return f"obstacle_margin_m must be in [0, 0.05] m, got {self.obstacle_margin_m!r}"
+        if not (np.isfinite(self.obstacle_influence_m) and self.obstacle_margin_m < self.obstacle_influence_m <= 0.3):
+            return f"obstacle_influence_m must be in (obstacle_margin_m, 0.3] m, got {self.obstacle_influence_m!r}"
+        if not (np.isfinite(self.obstacle_recovery_speed_mps) and self.obstacle_recovery_speed_mps > 0.0):
+            return f"obstacle_recovery_speed_mps must be > 0, got {self.obstacle_recovery_speed_mps!r}"
         if self.dt_s is not None and not (0.0 < self.dt_s <= 0.1):
             return f"dt_s must be in (0, 0.1] s, got {self.dt_s!r}"
         return None
@@ -291,6 +304,7 @@ class WholeBodyBalancer:
 
         self.settings = WholeBodySettings()
         self.q = self._ctx.q  # the command: the QP's context reads it, every change is in place
+        self.obstacles = self._ctx.obstacles  # the declared obstacles, torso frame: the owner writes them
         self.torso_world = np.eye(4)
         # The feet's held poses in W (captured), stacked for the torso's anchoring.
         self._foot_targets = np.tile(np.eye(4), (len(FEET), 1, 1))
@@ -526,7 +540,8 @@ class WholeBodyBalancer:
             return self._pass_through()
         if q_measured is not None:
             self._follow_measured(q_measured)
-        self.jac.update(self._current_state(), self.torso_world)
+        self._ctx.state = self._current_state()
+        self.jac.update(self._ctx.state, self.torso_world)
         feet, polygon = self._set_parts(walk)
         self.qp.fill()
         outcome, reason, iterations = self._solve()

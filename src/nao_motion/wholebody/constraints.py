@@ -1,7 +1,7 @@
 """The whole-body QP's constraints: the variables' box (torso twist, joint speeds and ranges), the
 feet's contacts (Fixed, Plane), the centre of mass in the support polygon and the coupled head /
-ankle ranges. The feet and the balance rows are ``checked``: a solution is used only if it keeps
-them (``balancer._solve``).
+ankle ranges, and every limb kept clear of the declared obstacles. The feet, the balance and the
+obstacle rows are ``checked``: a solution is used only if it keeps them (``balancer._solve``).
 """
 
 from __future__ import annotations
@@ -10,7 +10,9 @@ import numpy as np
 
 from .. import spatial
 from ..collision.coupled_limits import CoupledLimitRows
-from ..qp import INFINITY, Constraint
+from ..collision.obstacles import LIMB_GROUPS, ObstacleDistances, obstacle_shapes
+from ..model import motor_fold
+from ..qp import INFINITY, ClearanceConstraint, Constraint
 from .context import SOLE, WholeBodyContext
 from .floating_base import N_BASE
 from .modes import FootState
@@ -203,3 +205,58 @@ class CoupledLimits(Constraint):
                 step_motor[dependent] = dy - coefficients[excesses.index(excess)][0] * excess
             on_row |= excess > -1e-9
         return on_row
+
+
+class ObstacleClearance(ClearanceConstraint):
+    """Every arm and leg shape against every declared obstacle (``ctx.obstacles``, torso frame;
+    held still in the world over the cycle): n . p_dot <= (d - margin) / dt, one row per shape and
+    obstacle slot.
+
+    A point p (torso frame) of a limb moves in the world at v + w x R p + R J_p(q) q_dot, so its
+    row is [R n, R (p x n), n . J_p]: the torso's twist moves every limb, the joints their own.
+    Off (zero, unbounded, not computed) while no obstacle is declared.
+    """
+
+    def __init__(self, ctx: WholeBodyContext, variable_scale: np.ndarray):
+        fk = ctx.jac.fk
+        self.ctx = ctx
+        self.distances = ObstacleDistances(fk, obstacle_shapes(ctx.model, LIMB_GROUPS))
+        self._fold = motor_fold(fk.joint_names, ctx.jac.motor_joint_names)
+        pattern = np.zeros((self.distances.n_pairs, ctx.n), dtype=bool)
+        pattern[:, :N_BASE] = True
+        pattern[:, N_BASE:] = (self.distances.moves @ self._fold) > 0
+        cfg = ctx.config
+        step_max = np.concatenate([[cfg.torso_max_speed_mps] * 3, [cfg.torso_max_rate_radps] * 3, ctx.vmax_motor])
+        super().__init__(pattern, ctx.dt_s, step_max * ctx.dt_s, cfg.obstacle_margin_m, cfg.obstacle_influence_m,
+                         cfg.obstacle_recovery_speed_mps, row_scale=1.0 / np.max(variable_scale), checked=True)
+        self._on = False
+        self._rotated = np.zeros((self.distances.n_pairs, 3))
+
+    def prepare(self) -> None:
+        super().prepare()
+        self._on = False
+
+    def fill(self) -> None:
+        ctx = self.ctx
+        if not ctx.obstacles.used.any():
+            if self._on:
+                self.off()
+                self.A.fill(0.0)
+                self.active.fill(False)
+                self._on = False
+            return
+        self._on = True
+        cfg = ctx.config
+        self.margin_m, self.influence_m = cfg.obstacle_margin_m, cfg.obstacle_influence_m
+        self.recovery_mps = cfg.obstacle_recovery_speed_mps
+        result = self.distances.compute(ctx.state, ctx.obstacles)
+        np.copyto(self.distance_m, result.distance_m)
+        rates = self.distances.rates(ctx.state)
+        rotation = ctx.jac.torso_world[:3, :3]
+        g = self.gradient
+        np.matmul(result.normal, rotation.T, out=self._rotated)
+        g[:, :3] = self._rotated
+        np.matmul(self.distances.normal_rates.point_normal, rotation.T, out=self._rotated)
+        g[:, 3:N_BASE] = self._rotated
+        np.matmul(rates, self._fold, out=g[:, N_BASE:])
+        super().fill()

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..collision.obstacles import ObstacleSlots
 from ..model import NaoModel, motor_of
 from .floating_base import N_BASE, FloatingBaseJacobians
 
@@ -28,7 +29,9 @@ class WholeBodyContext:
     """The model, the configuration, this cycle's Jacobians and the command the QP starts from.
 
     q: the command (26 joints, rad): the balancer integrates into this buffer; motor: the model
-    indices of the QP's joint variables; com_drift_m: what the COM rows missed last cycle (m).
+    indices of the QP's joint variables; com_drift_m: what the COM rows missed last cycle (m);
+    state: the command's forward kinematics (set by the balancer each cycle); obstacles: the
+    declared obstacles in the torso frame (written by the balancer's owner).
     """
 
     def __init__(self, model: NaoModel, config: BalancerConfig, dt_s: float, jac: FloatingBaseJacobians):
@@ -40,6 +43,8 @@ class WholeBodyContext:
         self.q = model.zero_configuration()
         self.q_motor = np.zeros(len(self.motor))
         self.com_drift_m = np.zeros(3)
+        self.state = jac.fk.new_state()
+        self.obstacles = ObstacleSlots()
         self.time_s = 0.0
 
     def column(self, joint: str) -> int:

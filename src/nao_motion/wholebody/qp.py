@@ -8,8 +8,9 @@ problem (``nao_motion.qp``), over the floating base's variables x = [v, w, q_dot
 
 Tasks, in the rows of the stacked task matrix: Head orientation, LArm / RArm position, the COM,
 the left / right swing foot, the torso's orientation; the articular wish on the joints' diagonal.
-Constraints, in the rows of A: the box, the left / right foot, the balance edges, the coupled
-head, left ankle and right ankle rows. A part that is off keeps its rows (zero weight, infinite
+Constraints, in the rows of A: the box, the left / right foot, the balance edges, the limbs'
+clearance from the declared obstacles (``ObstacleClearance``), the coupled head, left ankle and
+right ankle rows. A part that is off keeps its rows (zero weight, infinite
 bounds), so the pattern, and OSQP's factorisation structure, never change.
 
 Preconditioning (why these scales): x mixes m/s and rad/s and the rows' units differ by the
@@ -25,7 +26,7 @@ import numpy as np
 
 from ..model import HEAD_PITCH_VS_YAW_DEG, LANKLE_ROLL_VS_PITCH_DEG
 from ..qp import ComposedQP, SolverSettings
-from .constraints import ComInPolygon, CoupledLimits, FootContact, VariableBox
+from .constraints import ComInPolygon, CoupledLimits, FootContact, ObstacleClearance, VariableBox
 from .context import WholeBodyContext
 from .floating_base import N_BASE
 from .modes import FEET
@@ -66,12 +67,14 @@ class WholeBodyQP(ComposedQP):
         self.box = VariableBox(ctx, variable_scale)
         self.contacts = {foot: FootContact(ctx, foot, foot_rows) for foot in FEET}
         self.balance = ComInPolygon(ctx, COM_ROW_SCALE)
+        self.obstacles = ObstacleClearance(ctx, variable_scale)
         right_ankle = LANKLE_ROLL_VS_PITCH_DEG[:, [0, 2, 1]] * [1.0, -1.0, -1.0]  # roll mirrored
         self.coupled = CoupledLimits(ctx, [("HeadPitch", "HeadYaw", HEAD_PITCH_VS_YAW_DEG, True),
                                            ("LAnkleRoll", "LAnklePitch", LANKLE_ROLL_VS_PITCH_DEG, False),
                                            ("RAnkleRoll", "RAnklePitch", right_ankle, False)], self.box)
         tasks = [self.head, *self.arms.values(), self.com, *self.swing_feet.values(), self.torso]
-        constraints = [self.box, *self.contacts.values(), self.balance, self.coupled]
+        # The checked rows (feet, balance, obstacles) next to each other.
+        constraints = [self.box, *self.contacts.values(), self.balance, self.obstacles, self.coupled]
         super().__init__(n, tasks, [self.articular], constraints, settings, self.regularisation(ctx),
                          variable_scale, COST_SCALE)
 

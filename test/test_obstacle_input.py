@@ -1,0 +1,61 @@
+"""The obstacles topic's markers: what is declared, what is refused and why (no node needed)."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("rclpy")
+
+from builtin_interfaces.msg import Duration, Time  # noqa: E402
+from visualization_msgs.msg import Marker  # noqa: E402
+
+from nao_motion.ros.obstacle_input import obstacle_from_marker  # noqa: E402
+
+
+def marker(kind=Marker.SPHERE, scale=(0.1, 0.1, 0.1), position=(0.2, 0.1, 0.0), w=1.0, frame="torso",
+           stamp_s=0.0, lifetime_s=0.0) -> Marker:
+    m = Marker(ns="test", id=3, type=kind, action=Marker.ADD)
+    m.header.frame_id = frame
+    m.header.stamp = Time(sec=int(stamp_s), nanosec=int((stamp_s % 1) * 1e9))
+    m.lifetime = Duration(sec=int(lifetime_s), nanosec=int((lifetime_s % 1) * 1e9))
+    m.pose.position.x, m.pose.position.y, m.pose.position.z = position
+    m.pose.orientation.w = w
+    m.scale.x, m.scale.y, m.scale.z = scale
+    return m
+
+
+def test_a_sphere_marker_is_a_sphere_of_half_its_scale():
+    o = obstacle_from_marker(marker(), now_s=5.0)
+    assert o.key == ("test", 3) and o.frame_id == "torso" and o.radius_m == pytest.approx(0.05)
+    np.testing.assert_allclose(o.p_m, (0.2, 0.1, 0.0))
+    np.testing.assert_allclose(o.q_m, (0.2, 0.1, 0.0))
+    assert o.expires_s == np.inf
+
+
+def test_a_cylinder_marker_is_the_capsule_of_its_axis_turned_by_the_pose():
+    m = marker(Marker.CYLINDER, scale=(0.06, 0.06, 0.4))
+    m.pose.orientation.x, m.pose.orientation.w = np.sin(np.pi / 4), np.cos(np.pi / 4)  # z axis onto -y
+    o = obstacle_from_marker(m, now_s=0.0)
+    np.testing.assert_allclose(o.p_m, (0.2, 0.3, 0.0), atol=1e-12)
+    np.testing.assert_allclose(o.q_m, (0.2, -0.1, 0.0), atol=1e-12)
+    assert o.radius_m == pytest.approx(0.03)
+
+
+def test_lifetime_counts_from_the_stamp_or_the_arrival():
+    assert obstacle_from_marker(marker(stamp_s=10.0, lifetime_s=2.0), now_s=11.0).expires_s == pytest.approx(12.0)
+    assert obstacle_from_marker(marker(lifetime_s=2.0), now_s=11.0).expires_s == pytest.approx(13.0)
+
+
+@pytest.mark.parametrize("bad, reason", [
+    (marker(Marker.CUBE), "not supported"),
+    (marker(scale=(0.1, 0.1, 0.2)), "no ellipsoids"),
+    (marker(Marker.CYLINDER, scale=(0.1, 0.2, 0.3)), "round section"),
+    (marker(scale=(0.0, 0.0, 0.0)), "scale"),
+    (marker(position=(np.nan, 0.0, 0.0)), "pose"),
+    (marker(w=0.0), "pose"),
+    (marker(frame=""), "frame_id"),
+    (marker(scale=(5.0, 5.0, 5.0)), "radius"),
+    (marker(stamp_s=1.0, lifetime_s=1.0), "stale"),
+])
+def test_malformed_or_stale_markers_are_refused_with_the_reason(bad, reason):
+    with pytest.raises(ValueError, match=reason):
+        obstacle_from_marker(bad, now_s=10.0)
