@@ -294,6 +294,10 @@ class WalkController:
         self.landing: Landing | None = None
         self.init_started_s = -math.inf  # when the initialization movement began
         self.world_from_odom: np.ndarray | None = None
+        # What the last anchoring was made from (``_anchor``): the planted feet, the whole body's
+        # command and torso pose
+        self._anchored_feet: tuple[Pose2D, Pose2D] | None = None
+        self._anchored_q, self._anchored_torso = np.zeros(model.n_joints), np.zeros((4, 4))
         self.odom_from_world: np.ndarray | None = None
         self.previous_odom: tuple[float, Pose2D] | None = None
         init_q = posture(model, WALK_POSTURE)
@@ -437,7 +441,16 @@ class WalkController:
         if feet is None:  # no plan yet: the planner starts with the feet at the odom origin
             half_m = 0.5 * DEFAULT_GAIT_CONFIG.foot_separation_m
             feet = FeetState(Pose2D(0.0, half_m), Pose2D(0.0, -half_m), None, 0.0)
+        # Standing still, the whole body's command and torso stay as they are: the anchoring
+        # (an FK of the command) would give the same again.
+        held = bool(np.all(inputs.commanded_received[self.required]))
+        if (held and self._anchored_feet == (feet.left, feet.right) and np.array_equal(self._anchored_q, inputs.q_commanded)
+                and np.array_equal(self._anchored_torso, inputs.torso_world)):
+            return
         self.world_from_odom = world_from_odom(feet.left, feet.right, *self._held_soles(measurement, inputs))
+        self._anchored_feet = (feet.left, feet.right) if held else None
+        np.copyto(self._anchored_q, inputs.q_commanded)
+        np.copyto(self._anchored_torso, inputs.torso_world)
         self.odom_from_world = inverse(self.world_from_odom)
 
     def _held_soles(self, measurement: _Measurement, inputs: WalkInputs) -> tuple[np.ndarray, np.ndarray]:
