@@ -7,8 +7,8 @@ the default MaxStepX), each after a short warm-up. Printed for each phase: CPU o
 % of one core (from /proc), the suite's total without the simulator, the rate of
 ``joint_commands``, the simulator's missed cycles (a cycle it stepped with no new
 ``joint_commands`` since the previous one: the command came late; among them, the cycles the
-simulator itself stepped late, right after another, to keep real time), its real-time factor, and
-whether the robot fell; and per node, the time it spent in its own cycles (its diagnostics'
+simulator itself stepped late, right after another, to keep real time), its real-time factor,
+whether the robot fell, and the CPU time the host stole from this (virtual) machine; and per node, the time it spent in its own cycles (its diagnostics'
 ``busy_s``: the figure a composed process cannot give per node from /proc). Then everything again with one
 core kept busy by a load process this benchmark starts and stops itself.
 
@@ -54,6 +54,14 @@ def cpu_seconds(processes) -> dict[str, float]:
     return out
 
 
+def steal_seconds() -> float:
+    """CPU time the hypervisor gave to others while this machine's vCPUs wanted it (/proc/stat
+    'steal', all CPUs): on a virtual machine, a cycle can be late with nothing of ours running."""
+    with open("/proc/stat") as f:
+        fields = f.readline().split()
+    return int(fields[8]) / os.sysconf("SC_CLK_TCK") if len(fields) > 8 else float("nan")
+
+
 def simulator_counters(monitor) -> tuple[int, int, int, int]:
     values = monitor.diagnostics.get("nao_motion: simulator", {})
     return tuple(int(values.get(key, 0)) for key in ("missed_cycles", "catch_up_cycles", "cycles", "falls"))
@@ -64,15 +72,17 @@ def measure_phase(name: str, suite: Suite, monitor, seconds: float) -> dict:
     missed0, catch_up0, cycles0, falls0 = simulator_counters(monitor)
     commands0, sim0 = monitor.rates["joint_commands"].count, monitor.sim_time_s
     cpu0, wall0, busy0 = cpu_seconds(suite.processes), time.monotonic(), node_busy_seconds(monitor)
+    steal0 = steal_seconds()
     monitor.spin_for(seconds)
     cpu1, wall1, busy1 = cpu_seconds(suite.processes), time.monotonic(), node_busy_seconds(monitor)
+    steal = steal_seconds() - steal0
     missed1, catch_up1, cycles1, falls1 = simulator_counters(monitor)
     wall = wall1 - wall0
     cpu = {k: 100.0 * (cpu1[k] - cpu0[k]) / wall for k in cpu0}
     return {"phase": name, "cpu": cpu, "suite_cpu": sum(v for k, v in cpu.items() if k != "simulator"),
             "commands_hz": (monitor.rates["joint_commands"].count - commands0) / wall,
             "missed": missed1 - missed0, "catch_up": catch_up1 - catch_up0, "cycles": cycles1 - cycles0,
-            "rtf": (monitor.sim_time_s - sim0) / wall, "falls": falls1 - falls0,
+            "rtf": (monitor.sim_time_s - sim0) / wall, "falls": falls1 - falls0, "steal": 100.0 * steal / wall,
             "node_cycles": {k: 100.0 * (busy1[k] - busy0[k]) / wall for k in sorted(busy1) if k in busy0}}
 
 
@@ -94,7 +104,7 @@ def print_phase(result: dict, load: bool) -> None:
           f"suite without simulator {result['suite_cpu']:5.1f} | joint_commands {result['commands_hz']:5.1f} Hz | "
           f"missed cycles {result['missed']} of {result['cycles']} ({result['catch_up']} stepped late by the "
           f"simulator itself) | RTF {result['rtf']:.2f} | "
-          f"falls {result['falls']}", flush=True)
+          f"falls {result['falls']} | CPU stolen by the host {result['steal']:.1f} % of one core", flush=True)
     cycles = "  ".join(f"{k} {v:4.1f}" for k, v in result["node_cycles"].items())
     print(f"{'':21s} | per node, time in its own cycles, % of one core: {cycles}", flush=True)
 
