@@ -457,9 +457,7 @@ class CollisionAvoidance:
         clearance = self._clearance
         if self._current.obstacle_result is None:
             if self._obstacle_rows_on:
-                clearance.off()
-                clearance.A.fill(0.0)
-                clearance.active.fill(False)
+                clearance.clear()
                 self._obstacle_rows_on = False
             return
         self._obstacle_rows_on = True

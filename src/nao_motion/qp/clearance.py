@@ -86,6 +86,12 @@ class ClearanceConstraint(Constraint):
         self.upper.fill(INFINITY)
         np.copyto(self.upper, self._rhs, where=active)
 
+    def clear(self) -> None:
+        """No pair to keep apart: every row off, zero and inactive (until the next fill)."""
+        self.off()
+        self.A.fill(0.0)
+        self.active.fill(False)
+
     def relax(self) -> None:
         """No recovery push: a pair closer than the margin may stay as close as it is."""
         np.maximum(self.upper, 0.0, out=self.upper)

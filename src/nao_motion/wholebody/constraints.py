@@ -240,9 +240,7 @@ class ObstacleClearance(ClearanceConstraint):
         ctx = self.ctx
         if not ctx.obstacles.used.any():
             if self._on:
-                self.off()
-                self.A.fill(0.0)
-                self.active.fill(False)
+                self.clear()
                 self._on = False
             return
         self._on = True
