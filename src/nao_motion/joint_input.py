@@ -74,6 +74,18 @@ def parse_joint_values(
     return JointValues(indices, kept_values.copy(), ignored)
 
 
+def parse_stiffness(model: NaoModel, names: Sequence[str], efforts: Sequence[float], *,
+                    unknown_names: str = "reject") -> JointValues:
+    """A joint_stiffness message's values (sensor_msgs/JointState ``effort``): named joints, or
+    no names and one value for every joint (the suite's "Body" form)."""
+    if not len(names) and len(efforts) == 1:
+        value = float(efforts[0])
+        if not np.isfinite(value):
+            raise JointInputError("non-finite stiffness")
+        return JointValues(np.arange(model.n_joints), np.full(model.n_joints, value), [])
+    return parse_joint_values(model, names, efforts, unknown_names=unknown_names, what="stiffness (effort)")
+
+
 def quoted(names: Sequence[str]) -> str:
     """The first few names, and how many there are in all when there are more."""
     shown = [name[:40] for name in names[:QUOTED_NAMES]]

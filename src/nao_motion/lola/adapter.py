@@ -142,9 +142,8 @@ class LolaAdapter:
 
     def set_all_stiffness(self, value: float) -> bool:
         """Every motor's target stiffness; returns True if `value` was clamped into 0..1."""
-        self.target_stiffness[:] = min(max(value, 0.0), 1.0)
-        self._stiffness_changed = True
-        return not 0.0 <= value <= 1.0
+        n = len(self.joints.lola_of_model)
+        return self.set_stiffness(np.arange(n), np.full(n, float(value)))
 
     def command(self, values: np.ndarray, named: np.ndarray, now_s: float) -> LolaCommand:
         """One joint_commands message: `values` (model order, finite) for the joints `named`

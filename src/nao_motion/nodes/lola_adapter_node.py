@@ -39,7 +39,7 @@ from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float32MultiArray
 
-from ..joint_input import JointInputError, parse_joint_values
+from ..joint_input import JointInputError, parse_stiffness
 from ..lola.adapter import SHUTDOWN_ACTIONS, LolaAdapter, LolaAdapterConfig
 from ..lola.joint_indexes import LOLA_JOINT_COUNT
 from ..model import NaoModel
@@ -141,20 +141,12 @@ class LolaAdapterNode(Node):
         self.diagnostics.record(time.perf_counter() - start)
 
     def on_joint_stiffness(self, msg: JointState) -> None:
-        if not msg.name and len(msg.effort) == 1:
-            value = float(msg.effort[0])
-            if not np.isfinite(value):
-                throttled_warning(self, "joint_stiffness", "joint_stiffness message refused: non-finite stiffness")
-                return
-            clamped = self.core.set_all_stiffness(value)
-        else:
-            try:
-                parsed = parse_joint_values(self.model, msg.name, msg.effort, what="stiffness (effort)")
-            except JointInputError as err:
-                throttled_warning(self, "joint_stiffness", f"joint_stiffness message refused: {err}")
-                return
-            clamped = self.core.set_stiffness(parsed.indices, parsed.values)
-        if clamped:
+        try:
+            parsed = parse_stiffness(self.model, msg.name, msg.effort)
+        except JointInputError as err:
+            throttled_warning(self, "joint_stiffness", f"joint_stiffness message refused: {err}")
+            return
+        if self.core.set_stiffness(parsed.indices, parsed.values):
             throttled_warning(self, "stiffness_range", "stiffness outside 0..1 clamped")
 
     def on_fsr(self, data: bytes) -> None:

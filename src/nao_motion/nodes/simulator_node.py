@@ -74,7 +74,7 @@ from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import Float32MultiArray, MultiArrayDimension
 from std_srvs.srv import Trigger
 
-from ..joint_input import MAX_COMMAND_POSITION_RAD, JointInputError, parse_joint_values
+from ..joint_input import MAX_COMMAND_POSITION_RAD, JointInputError, parse_joint_values, parse_stiffness
 from ..model import NaoModel
 from ..postures import POSTURES
 from ..ros.conversions import time_msg
@@ -235,15 +235,8 @@ class SimulatorNode(Node):
         self._commands_started = True
 
     def on_joint_stiffness(self, msg: JointState) -> None:
-        if not msg.name and len(msg.effort) == 1:
-            value = float(msg.effort[0])
-            if not np.isfinite(value):
-                throttled_warning(self, "joint_stiffness", "joint_stiffness message ignored: non-finite stiffness")
-                return
-            self.sim.set_stiffness(value)
-            return
         try:
-            parsed = self._parse(msg, "effort", "stiffness (effort)")
+            parsed = parse_stiffness(self.model, msg.name, msg.effort)
         except JointInputError as err:
             throttled_warning(self, "joint_stiffness", f"joint_stiffness message ignored: {err}")
             return

@@ -81,7 +81,7 @@ from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 from visualization_msgs.msg import Marker, MarkerArray
 
-from ..joint_input import JointInputError, parse_joint_values
+from ..joint_input import JointInputError, parse_stiffness
 from ..model import NaoModel
 from ..plausibility import MIN_FSR_FORCE_N, max_fsr_force_n, plausible_fsr
 from ..ros.conversions import (
@@ -339,17 +339,12 @@ class WalkNode(Node):
         self.diagnostics.refused(topic, reason)
 
     def on_stiffness(self, msg: JointState) -> None:
-        stiffness = self.inputs.stiffness
-        if not msg.name and len(msg.effort) == 1 and math.isfinite(msg.effort[0]):
-            stiffness[:] = msg.effort[0]
-            return
         try:
-            parsed = parse_joint_values(self.model, msg.name, msg.effort, unknown_names="ignore",
-                                        what="stiffness (effort)")
+            parsed = parse_stiffness(self.model, msg.name, msg.effort, unknown_names="ignore")
         except JointInputError as err:
             throttled_warning(self, "joint_stiffness", f"joint_stiffness ignored: {err}")
             return
-        stiffness[parsed.indices] = parsed.values
+        self.inputs.stiffness[parsed.indices] = parsed.values
 
     def on_user_targets(self, msg: JointState) -> None:
         """An arm target from the user: that arm is theirs while it moves there, then for the hold."""
