@@ -322,3 +322,25 @@ def test_go_to_balance_moves_the_com_over_the_support_foot():
     polygon = support_polygon({"right": sole_poses(b)[1]}, ("right",), sole_corners_in_sole(MODEL))
     np.testing.assert_allclose(result.com_world_m[:2], polygon.centroid(), atol=1e-3)
     b.apply(WholeBodySettings(balance_enabled=True, balance_support="RLeg"))  # now allowed
+
+
+def test_the_walks_ankle_damping_never_commands_an_ankle_past_its_limit():
+    """WholeBodyCycle: the gyro's ankle damping goes on top of the balancer's command; an ankle
+    the balancer left at its limit stays at it (the fuzz flood saw LAnkleRoll 8 mrad past it)."""
+    from nao_motion.wholebody.cycle import WholeBodyCycle
+
+    q = posture(MODEL, "StandInit")
+    roll = MODEL.joint_index("LAnkleRoll")
+    q[roll] = MODEL.lower[roll]
+    cycle = WholeBodyCycle(MODEL)
+    cycle.start(q)
+    b = cycle.balancer
+    state = b.fk.compute(b.q)
+    torso = np.linalg.inv(b.fk.ground_frame(state))
+    left, right = (torso @ b.fk.pose(state, f) for f in ("l_sole", "r_sole"))
+    walk = WalkReference(torso[:3, :3] @ state.com_torso_m + torso[:3, 3], left, right, "Legs")
+    for gyro in ([-20.0, -20.0, 0.0], [20.0, 20.0, 0.0]):
+        for _ in range(5):
+            command = cycle.cycle(q, walk, q, np.array(gyro))
+            assert np.all(command >= MODEL.lower - 1e-12) and np.all(command <= MODEL.upper + 1e-12)
+    assert cycle.stabilizer.correction_rad[roll] != 0.0  # the damping was on
