@@ -85,11 +85,18 @@ def _expand(msg: Any, paths: Sequence[str]) -> list[str]:
     return out
 
 
-def _find_once(data: bytes, pattern: bytes, what: str) -> int:
-    first = data.find(pattern)
-    if first < 0 or data.find(pattern, first + 1) >= 0:
+def _find_once(data: bytes, pattern: bytes, what: str, alignment: int) -> int:
+    """Where `pattern` lies in the payload at a multiple of `alignment`. Unaligned matches are
+    not fields: the serializer's padding bytes are left as they were in its buffer, and could
+    hold a marker's bytes from an earlier serialization (a kinematics node failed so now and then)."""
+    found, at = [], data.find(pattern)
+    while at >= 0:
+        if (at - ENCAPSULATION) % alignment == 0:
+            found.append(at)
+        at = data.find(pattern, at + 1)
+    if len(found) != 1:
         raise ValueError(f"{what}: not found exactly once in the serialized message")
-    return first
+    return found[0]
 
 
 class MessageImage:
@@ -109,11 +116,9 @@ class MessageImage:
         data = serialize_message(marked)
         if data[:2] != b"\x00\x01":
             raise ValueError("MessageImage needs little-endian CDR")
-        float_at = [_find_once(data, struct.pack("<d", _float_marker(k)), path)
+        float_at = [_find_once(data, struct.pack("<d", _float_marker(k)), path, 8)
                     for k, path in enumerate(float_paths)]
-        if any((at - ENCAPSULATION) % 8 for at in float_at):
-            raise ValueError("a float64 field is not 8-byte aligned in the serialized message")
-        stamp_at = [_find_once(data, struct.pack("<iI", 0x5A5A0000 + k, 0x2C2C0000 + k), path)
+        stamp_at = [_find_once(data, struct.pack("<iI", 0x5A5A0000 + k, 0x2C2C0000 + k), path, 4)
                     for k, path in enumerate(stamps)]
         self.buffer = bytearray(data)
         self._f64 = np.frombuffer(self.buffer, "<f8", (len(data) - ENCAPSULATION) // 8, ENCAPSULATION)
