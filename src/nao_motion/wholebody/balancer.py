@@ -137,12 +137,10 @@ class BalancerConfig:
     moving_wish_weight: float = 0.1
     moving_wish_hold_s: float = 0.2
     articular_weight: float = 1e-3
-    # Walking, the head follows its wish (ArticularWish) at 10 x the articular weight: it stays
-    # within 0.03 rad of it (free, the walk's COM and torso tasks nodded it 0.3 rad). The arms
-    # stay the balancer's to use: held to their wish too, they were recruited anyway wherever
-    # the legs could not follow the walk's COM (the cha-cha's repeated sidesteps, a knee
-    # straight), then pulled back at full speed, and the suite's cha-cha fell in 4 runs of 7.
-    walk_head_weight: float = 0.01
+    # Walking, the head and the arms follow their wish (ArticularWish) at 10 x the articular
+    # weight: they stay within 0.03 rad of it; at 0.1 and 1 the in-process moveTo(0.2, 0.2, pi/2)
+    # tilted 3.5 and 5.5 deg (2.0 here, 2.3 with them free) and ended 2.9 and 5.7 cm off (1.5).
+    walk_upper_body_weight: float = 0.01
     # The torso's twist costs what a joint's velocity does: with the feet held it is set by the
     # legs anyway, and without a cost of its own ADMM needs ~10 times the iterations whenever
     # the balance rows are active.
@@ -182,7 +180,7 @@ class BalancerConfig:
             return "speed limits must be finite and > 0"
         weights = (self.arm_position_weight, self.head_orientation_weight, self.com_weight, self.foot_weight,
                    self.torso_orientation_weight, self.torso_upright_weight, self.articular_weight, self.torso_weight,
-                   self.regularisation_weight, self.moving_wish_weight, self.walk_head_weight)
+                   self.regularisation_weight, self.moving_wish_weight, self.walk_upper_body_weight)
         if not all(np.isfinite(w) and w > 0.0 for w in weights):
             return "weights must be finite and > 0"
         if not (np.isfinite(self.obstacle_margin_m) and 0.0 <= self.obstacle_margin_m <= 0.05):
@@ -296,7 +294,8 @@ class WholeBodyBalancer:
         self._hand_step_max = (self._vmax_joint[self._hands] * self.dt_s).tolist()
         self._step = np.zeros(model.n_joints)
         self._motor_step = np.zeros(len(self._motor))
-        self._head_motors = np.array([model.joints[i].chain == "Head" for i in self._motor])
+        chain_of_motor = np.array([model.joints[i].chain for i in self._motor])
+        self._upper_body = {chain: chain_of_motor == chain for chain in ("Head", "LArm", "RArm")}
         self._x = np.zeros(self.n)
         self._last_twist = np.zeros(6)
         self._com_world = np.zeros(3)
@@ -677,9 +676,12 @@ class WholeBodyBalancer:
         qp.head.target_world = self.effector_target.get("Head")
         for arm, task in qp.arms.items():
             task.target_world = self.effector_target.get(arm)
-        # The walk moves the legs: the head follows its wish, unless an effector target holds it.
-        head_held = walk is not None and "Head" not in self.effector_target
-        qp.articular.walk_held[:] = self._head_motors if head_held else False
+        held = qp.articular.walk_held
+        held.fill(False)
+        if walk is not None:  # the walk moves the legs: the head and the arms follow their wish
+            for chain, joints in self._upper_body.items():
+                if chain not in self.effector_target:
+                    held |= joints
         com = qp.com
         com.target_world = self._com_target(walk)
         if walk is None:  # wbGoToBalance moves the COM in the floor plane

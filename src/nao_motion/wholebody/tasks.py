@@ -183,9 +183,10 @@ class ArticularWish(DiagonalTask):
     not pulled back later (NAOqi's wbFootState example: HipYawPitch turns to -45 deg and stays
     there, the rest of the legs keep the feet flat).
 
-    While walking, the joints of `walk_held` (the head without an effector target) follow their
-    wish with ``walk_head_weight``: with the articular weights alone the walk's COM and torso
-    tasks nodded the head 0.3 rad at every step. The arms stay free for balance (BalancerConfig).
+    While walking, the joints of `walk_held` (the head and each arm without an effector target)
+    follow their wish with ``walk_upper_body_weight``: NAOqi's walk moves the legs only, an arm
+    is the arm swing's or the user's. With the articular weights alone the walk's COM and torso
+    tasks recruited them: the head nodded 0.3 rad and a still arm moved 0.4 rad at every step.
     """
 
     def __init__(self, ctx: WholeBodyContext):
@@ -227,4 +228,4 @@ class ArticularWish(DiagonalTask):
         np.maximum(dq, -ctx.vmax_motor, out=dq)
         np.greater(self._holding, self.walk_held, out=self._holding)  # holding and not walk_held
         np.copyto(dq, 0.0, where=self._holding)  # held wishes: keep still, compensations stay
-        np.copyto(self.weight, cfg.walk_head_weight, where=self.walk_held)
+        np.copyto(self.weight, cfg.walk_upper_body_weight, where=self.walk_held)
