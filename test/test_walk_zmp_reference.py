@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from nao_motion.footsteps import FootstepPlanner, Leg, Pose2D
+from nao_motion.footsteps.footstep import FeetState
 from nao_motion.footsteps.foot_boxes import LEFT_FOOT_BOX, RIGHT_FOOT_BOX, place_box, point_strictly_inside
 from nao_motion.walk import StepPhases, ZmpReference, ZmpReferenceConfig
 
@@ -99,3 +100,48 @@ def test_inward_offset_points_toward_the_other_foot():
     left = CONFIG.point(Pose2D(0.0, 0.05, 0.0), Leg.LEFT)
     right = CONFIG.point(Pose2D(0.0, -0.05, 0.0), Leg.RIGHT)
     assert left == pytest.approx((0.015, 0.04)) and right == pytest.approx((0.015, -0.04))
+
+
+def test_a_step_added_after_the_walk_ran_out_of_steps_starts_from_rest():
+    """setFootStepsWithSpeed step by step (the cha-cha example): the next step comes once the
+    last one ended. The ZMP completes its return to rest and waits there until the new step's
+    double support, as from standing; it went straight back onto the former support foot for the
+    whole wait, and the robot, rocked over that foot, fell."""
+    planner = FootstepPlanner()
+    zmp = ZmpReference(CONFIG, PHASES, DT_S, N_PREVIEW)
+    out = np.zeros((N_PREVIEW + 1, 2))
+    planner.set_foot_steps_with_speed(["LLeg"], [[0.06, 0.1, 0.0]], [0.8], False)
+    first = planner.steps()[0]
+    t = 0.0
+
+    def fill():
+        # the walk remembers the leg that moved last (WalkController), the planner does not
+        last = Leg.LEFT if t >= first.end_s else planner.feet.last_moved
+        feet = FeetState(planner.feet.left, planner.feet.right, last, t)
+        zmp.fill(t, planner.steps(), feet, out)
+
+    while t < first.end_s + 0.05:  # mid-way back to rest when the next step comes
+        planner.advance_to(t)
+        fill()
+        t += DT_S
+    planner.set_foot_steps_with_speed(["LLeg"], [[0.0, 0.16, 0.0]], [0.8], False)
+    second = planner.steps()[0]
+    rest = np.array(CONFIG.rest_point(planner.feet.left, planner.feet.right))
+    former_support = np.array(CONFIG.point(first.support, first.support_leg))
+    assert np.linalg.norm(rest - former_support) > 0.04
+    back_s = first.end_s + PHASES.double_support_fraction * first.duration_s
+    while t < second.start_s:
+        planner.advance_to(t)
+        fill()
+        if t >= back_s:
+            assert out[0] == pytest.approx(rest, abs=1e-9), t
+        else:  # still on its way back, from the former support foot
+            s = (t - first.end_s) / (back_s - first.end_s)
+            assert out[0] == pytest.approx(former_support + s * (rest - former_support), abs=1e-9), t
+        t += DT_S
+    support = np.array(CONFIG.point(second.support, second.support_leg))
+    ds_end_s = second.start_s + PHASES.double_support_fraction * second.duration_s
+    planner.advance_to(ds_end_s)
+    t = ds_end_s
+    fill()
+    assert out[0] == pytest.approx(support, abs=1e-9)

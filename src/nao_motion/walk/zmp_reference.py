@@ -8,7 +8,10 @@ The reference is piecewise linear in time (odometry plane, metres):
   foot's ZMP point (the rest point for a step that starts from standing) to the new support
   foot's; then constant on the support foot during the swing;
 * after the last planned step: back to the rest point between the final feet, over the same
-  double-support time as that step's.
+  double-support time as that step's;
+* steps added after the walk ran out of them, starting after that return (setFootStepsWithSpeed
+  called step by step, a move sent while the walk settles): from the rest point, as from
+  standing, once the return is complete.
 
 The ZMP point of a sole is a fixed point in the sole frame: ``forward_m`` ahead of the ankle
 (NAO's sole box spans -0.047..0.11 m, so the ankle is near its back; the default puts the ZMP
@@ -63,6 +66,8 @@ class ZmpReference:
         self._offsets_s = dt_s * np.arange(n_preview + 1)
         self._times_s = np.empty(n_preview + 1)
         self._last_step: Footstep | None = None
+        # (the step the walk had ended with or None, the first step added after it): see fill
+        self._resumed: tuple[Footstep | None, Footstep] | None = None
         self._grow(8)
 
     def _grow(self, n_knots: int) -> None:
@@ -90,20 +95,28 @@ class ZmpReference:
             self._set_knot(1, self._final_knot_s(last), cfg.rest_point(feet.left, feet.right))
             self._interpolate(2, out)
             return
-        self._last_step = steps[-1]
+        previous, self._last_step = self._last_step, steps[-1]
         horizon_s = self._times_s[-1]
         in_window = 0
         while in_window < len(steps) and steps[in_window].start_s <= horizon_s:
             in_window += 1
-        if 2 * in_window + 2 > len(self._knot_t):
-            self._grow(2 * in_window + 2)
+        if 2 * in_window + 4 > len(self._knot_t):
+            self._grow(2 * in_window + 4)
         last_moved = feet.last_moved
+        n = 0
         if last_moved is None:
+            self._resumed = None
             prev = cfg.rest_point(feet.left, feet.right)
+        elif self._starts_from_rest(previous, steps[0]):
+            ended, prev = self._resumed[0], cfg.rest_point(feet.left, feet.right)
+            if ended is not None:  # the return to rest after the walk's former last step, completed
+                self._set_knot(0, ended.end_s, cfg.point(ended.support, ended.support_leg))
+                self._set_knot(1, self._final_knot_s(ended), prev)
+                n = 2
         else:
             prev = cfg.point(feet.pose(last_moved.other), last_moved.other)
-        self._set_knot(0, steps[0].start_s, prev)
-        n = 1
+        self._set_knot(n, steps[0].start_s, prev)
+        n += 1
         for step in steps[:in_window]:
             support = cfg.point(step.support, step.support_leg)
             self._set_knot(n, step.start_s + self.phases.double_support_fraction * step.duration_s, support)
@@ -118,6 +131,19 @@ class ZmpReference:
             self._set_knot(n, self._final_knot_s(step), final)
             n += 1
         self._interpolate(n, out)
+
+    def _starts_from_rest(self, previous: Footstep | None, first: Footstep) -> bool:
+        """Whether ``first`` (the first queued step) comes after the walk ran out of steps: later
+        than the return to rest after ``previous`` (the last step planned until now; None: that
+        return is over). Such a step starts from rest, as from standing, not from the former
+        support foot (the ZMP back on it for the whole wait rocked the robot over that foot)."""
+        if self._resumed is not None and self._resumed[1] == first:
+            return True
+        self._resumed = None
+        if previous is None or (previous.end_s <= first.start_s and self._final_knot_s(previous) < first.start_s):
+            self._resumed = (previous, first)
+            return True
+        return False
 
     def _final_knot_s(self, last: Footstep) -> float:
         """When the ZMP is back at rest after the last step: one double support after it."""
