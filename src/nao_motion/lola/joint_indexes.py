@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model import NaoModel
+from ..model import NaoModel, motor_of
 
 # Index i of LoLA (nao_lola_command_msgs/JointIndexes, nao_lola_sensor_msgs/JointIndexes) is the
 # model joint LOLA_JOINT_NAMES[i]; the constants' names are these upper-cased.
@@ -27,13 +27,12 @@ class LolaJointMap:
     """Index arrays between the model's joint order (26) and LoLA's (25)."""
 
     def __init__(self, model: NaoModel):
-        self.model = model
         # model index of each LoLA index: lola_values = model_values[self.model_of_lola]
         self.model_of_lola = np.array([model.joint_index(n) for n in LOLA_JOINT_NAMES], dtype=np.intp)
         # LoLA index of each model joint (RHipYawPitch: the shared motor, LoLA index 7):
         # model_values = lola_values[self.lola_of_model]
-        self.lola_of_model = np.array([LOLA_JOINT_NAMES.index(n if n != "RHipYawPitch" else "LHipYawPitch")
-                                       for n in model.joint_names], dtype=np.intp)
+        self.lola_of_model = np.array([LOLA_JOINT_NAMES.index(motor_of(n)) for n in model.joint_names],
+                                      dtype=np.intp)
         self.indexes = bytes(range(LOLA_JOINT_COUNT))  # every LoLA index, in order
 
     def to_lola(self, model_values: np.ndarray, out: np.ndarray) -> np.ndarray:

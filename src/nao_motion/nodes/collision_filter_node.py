@@ -69,7 +69,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 from ..collision.avoidance import AvoidanceConfig, CollisionAvoidance, Outcome
 from ..collision.pairs import PROTECTION_CHAINS, protected_arms
 from ..collision.reference import JointReference, parse_targets, parse_trajectory
-from ..joint_input import JointInputError, parse_joint_values
+from ..joint_input import JointInputError, parse_joint_values, parse_stiffness
 from ..model import NaoModel
 from ..ros.conversions import stamp_seconds
 from ..ros.cdr import JointStateReader
@@ -219,12 +219,8 @@ class CollisionFilterNode(Node):
             self.on_cycle()
 
     def on_stiffness(self, msg: JointState) -> None:
-        if not msg.name and len(msg.effort) == 1:
-            names, values = self.model.joint_names, [msg.effort[0]] * self.model.n_joints
-        else:
-            names, values = msg.name, msg.effort
         try:
-            parsed = parse_joint_values(self.model, names, values, what="stiffness (effort)")
+            parsed = parse_stiffness(self.model, msg.name, msg.effort)
         except JointInputError as err:
             self._reject("joint_stiffness", str(err))
             return
