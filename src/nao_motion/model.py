@@ -386,13 +386,18 @@ def project_coupled_limits(model: NaoModel, q: np.ndarray) -> np.ndarray:
     lo, hi = _coupled_range(_HEAD_TABLE, abs(math.degrees(q[index("HeadYaw")])))
     i = index("HeadPitch")
     q[i] = min(max(float(q[i]), lo), hi)
-    for side, sign in (("L", 1.0), ("R", -1.0)):
-        lo, hi = _coupled_range(_ANKLE_TABLE, math.degrees(q[index(side + "AnklePitch")]))
-        if sign < 0:
-            lo, hi = -hi, -lo
+    for side in "LR":
+        lo, hi = ankle_roll_range(side, float(q[index(side + "AnklePitch")]))
         i = index(side + "AnkleRoll")
         q[i] = min(max(float(q[i]), lo), hi)
     return q
+
+
+def ankle_roll_range(side: str, pitch_rad: float) -> tuple[float, float]:
+    """(min, max) AnkleRoll (rad) allowed at this AnklePitch; side "L" or "R" (the right foot
+    mirrors the left table: roll bounds negated and swapped)."""
+    lo, hi = _coupled_range(_ANKLE_TABLE, math.degrees(pitch_rad))
+    return (lo, hi) if side == "L" else (-hi, -lo)
 
 
 def coupled_range(table_deg: np.ndarray, x_deg: float) -> tuple[float, float]:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model import NaoModel
+from ..model import NaoModel, ankle_roll_range
 
 __all__ = ["StabilizerConfig", "WalkStabilizer"]
 
@@ -66,6 +66,7 @@ class WalkStabilizer:
         self._roll = {side: model.joint_index(f"{side}AnkleRoll") for side in "LR"}
         self._pitch = {side: model.joint_index(f"{side}AnklePitch") for side in "LR"}
         self.correction_rad = np.zeros(model.n_joints)
+        self._lower, self._upper = model.lower.tolist(), model.upper.tolist()
 
     def corrections(self, angular_velocity_radps, support: str) -> np.ndarray:
         """Joint corrections (rad, 26) for the IMU's angular velocity (torso frame, rad/s).
@@ -86,6 +87,15 @@ class WalkStabilizer:
         return c
 
     def apply(self, q_command: np.ndarray, angular_velocity_radps, support: str) -> np.ndarray:
-        """Add the corrections to ``q_command`` (26 joints, rad) in place; returns it."""
+        """Add the corrections to ``q_command`` (26 joints, rad; within the joint limits) in place,
+        keeping the corrected ankles within their limits and the coupled AnkleRoll/AnklePitch
+        range (an ankle the balancer left at its limit would be pushed past it); returns it."""
         q_command += self.corrections(angular_velocity_radps, support)
+        lower, upper = self._lower, self._upper
+        for side in SUPPORT_LEGS[support]:
+            p, r = self._pitch[side], self._roll[side]
+            pitch = min(max(float(q_command[p]), lower[p]), upper[p])
+            lo, hi = ankle_roll_range(side, pitch)
+            q_command[p] = pitch
+            q_command[r] = min(max(min(max(float(q_command[r]), lower[r]), upper[r]), lo), hi)
         return q_command

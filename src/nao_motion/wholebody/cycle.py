@@ -54,6 +54,4 @@ class WholeBodyCycle:
         np.copyto(self.command, result.q)
         if result.mode is Mode.WALKING and walk is not None and gyro_radps is not None:
             self.stabilizer.apply(self.command, gyro_radps, walk.support)
-            # an ankle the balancer left at its limit stays there: the robot gets no command beyond it
-            np.copyto(self.command, self.model.clip_to_limits(self.command))
         return self.command
