@@ -74,8 +74,8 @@ from ..qp.clearance import ClearanceConstraint
 from ..spatial import CROSS_OF_OUTER
 from .coupled_limits import CoupledLimitRows
 from .distance import DistanceResult
-from .obstacles import ARM_GROUPS, NormalRates, ObstacleDistances, ObstacleSlots, obstacle_shapes
-from .pairs import CollisionPairs, PairDistances, collision_pairs, protected_arms
+from .obstacles import NormalRates, ObstacleDistances, ObstacleSlots, obstacle_shapes
+from .pairs import ARM_GROUPS, CollisionPairs, PairDistances, collision_pairs, protected_arms
 
 VARIABLE_CHAINS = ("Head", "LArm", "RArm")
 MAX_HALVINGS = 4  # a step that comes too close is shortened to 1/2, ..., 1/16, then held
@@ -157,7 +157,7 @@ class CollisionAvoidance:
         # Two distance workspaces: the current command's (rows are built from it) and a trial's
         # (the checked next command), swapped when the trial is taken; each also computes the arms
         # against the declared obstacles (``obstacles``, torso frame) when there are some.
-        shapes = obstacle_shapes(model, ARM_GROUPS)
+        shapes = obstacle_shapes(model, tuple(ARM_GROUPS.values()))
         self._current = PairDistances(self.fk, self.pairs, ObstacleDistances(self.fk, shapes))
         self._trial = PairDistances(self.fk, self.pairs, ObstacleDistances(self.fk, shapes))
         self.obstacles = ObstacleSlots()

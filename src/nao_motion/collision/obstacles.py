@@ -33,9 +33,8 @@ from .distance import DistanceResult, DistanceWorkspace
 MAX_OBSTACLES = 8
 MAX_RADIUS_M = 2.0
 MAX_LENGTH_M = 10.0
-#: Body shape groups that keep clear of obstacles: the collision filter moves the arms only;
-#: the whole body moves every limb.
-ARM_GROUPS = ("l_arm", "r_arm")
+#: Body shape groups that keep clear of obstacles: the collision filter moves the arms only (its
+#: pairs.ARM_GROUPS); the whole body moves every limb.
 LIMB_GROUPS = ("l_arm", "r_arm", "l_leg", "r_leg", "l_foot", "r_foot")
 
 
@@ -218,7 +217,7 @@ class ObstacleDistances:
     """
 
     def __init__(self, fk: ForwardKinematics, shapes: list[Capsule], capacity: int = MAX_OBSTACLES):
-        self.fk, self.shapes, self.capacity = fk, tuple(shapes), capacity
+        self.fk = fk
         link_index = {name: i for i, name in enumerate(fk.link_names)}
         ns, m = len(shapes), len(shapes) * capacity
         self.n_pairs = m

@@ -53,7 +53,6 @@ class PlanarChain:
 
     def __init__(self, links: list[float], circles: list[Circle]):
         self.links = np.asarray(links, dtype=float)
-        self.circles = list(circles)
         n, k = len(links), len(circles)
         self.n = n
         self.n_pairs = n * k

@@ -197,14 +197,8 @@ class WholeBodyNode(Node):
     # --- parameters -------------------------------------------------------------------------
     @staticmethod
     def _settings(values: dict) -> WholeBodySettings:
-        """Settings from parameter values (ValueError with the reason when malformed)."""
-        for name in ("left_foot_state", "right_foot_state", "balance_support"):
-            if not isinstance(values[name], str):
-                raise ValueError(f"{name} must be a string, got {values[name]!r}")
-        flags = ["balance_constraint"] + [f"effector_control.{e}" for e in EFFECTORS]
-        for name in flags:
-            if not isinstance(values[name], bool):
-                raise ValueError(f"{name} must be a bool, got {values[name]!r}")
+        """Settings from parameter values (their types checked by the specs; ValueError with the
+        reason when malformed)."""
         return WholeBodySettings(
             left_foot=parse_foot_state(values["left_foot_state"]),
             right_foot=parse_foot_state(values["right_foot_state"]),

@@ -76,12 +76,10 @@ class ClockWatch:
     def __init__(self, node: Node, what: str):
         self._node, self._what = node, what
         self.last_s = -np.inf
-        self.jumps = 0
 
     def went_back(self, now_s: float) -> bool:
         back = now_s < self.last_s
         if back:
-            self.jumps += 1
             # (throttled: stamps from two clocks mixed on one topic would jump at every message)
             throttled_warning(self._node, "clock went back", f"the clock went back from {self.last_s:.3f} s to "
                                                              f"{now_s:.3f} s: {self._what}", 1.0)
@@ -186,10 +184,7 @@ class ValidatedParameters:
     def _on_set(self, params) -> SetParametersResult:
         candidate = dict(self.values)
         for p in params:
-            if p.name in candidate:
-                if self._specs[p.name].startup:  # (ROS refuses read-only ones before asking)
-                    reason = f"{p.name} is read at start-up only"
-                    return SetParametersResult(successful=False, reason=reason)
+            if p.name in candidate:  # (start-up ones are read-only: ROS refuses them before asking)
                 candidate[p.name] = p.value
         reason = self.refusal(candidate)
         if reason:
