@@ -71,13 +71,14 @@ from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rosgraph_msgs.msg import Clock as ClockMsg
 from sensor_msgs.msg import Imu, JointState
-from std_msgs.msg import Float32MultiArray, MultiArrayDimension
+from std_msgs.msg import Float32MultiArray
 from std_srvs.srv import Trigger
 
 from ..joint_input import MAX_COMMAND_POSITION_RAD, JointInputError, parse_joint_values, parse_stiffness
 from ..model import NaoModel
 from ..postures import POSTURES
 from ..ros.conversions import time_msg
+from ..ros.lola_messages import fsr_sides_image
 from ..ros.lola_robot_interface import LolaRobotInterface
 from ..ros.sampled import SampledSubscription
 from ..ros.node_tools import (
@@ -163,6 +164,7 @@ class SimulatorNode(Node):
             self.imu_pub = self.create_publisher(Imu, "imu", CYCLE_QOS)
             self.fsr_pubs = {side: self.create_publisher(Float32MultiArray, f"fsr/{side}", CYCLE_QOS)
                              for side in ("left", "right")}
+            self.fsr_images = {side: fsr_sides_image(FSR_NAMES) for side in ("left", "right")}
         self.odom_pub = self.create_publisher(Odometry, "ground_truth/odom", CYCLE_QOS)
         self.clock_pub = self.create_publisher(ClockMsg, "/clock", 10)
         self.joint_msg = JointState(name=list(self.model.joint_names))
@@ -171,10 +173,6 @@ class SimulatorNode(Node):
         self.odom_msg = Odometry()
         self.odom_msg.header.frame_id = "world"
         self.odom_msg.child_frame_id = "torso"
-        layout_dim = MultiArrayDimension(label=",".join(FSR_NAMES), size=len(FSR_NAMES), stride=len(FSR_NAMES))
-        self.fsr_msgs = {side: Float32MultiArray() for side in ("left", "right")}
-        for msg in self.fsr_msgs.values():
-            msg.layout.dim = [layout_dim]
 
         # Read at each tick, just before the physics steps: a command that arrived in time is
         # applied even when the tick's timer and the message became ready together (an executor
@@ -376,9 +374,9 @@ class SimulatorNode(Node):
         self.imu_pub.publish(imu)
 
         for side, forces in (("left", s.fsr_left), ("right", s.fsr_right)):
-            msg = self.fsr_msgs[side]
-            msg.data = forces.astype(np.float32).tolist()
-            self.fsr_pubs[side].publish(msg)
+            image = self.fsr_images[side]
+            image.values[:] = forces
+            image.publish(self.fsr_pubs[side])
 
     def _publish_ground_truth(self, s: SimState, stamp) -> None:
         odom = self.odom_msg
