@@ -39,6 +39,7 @@ from ..plausibility import implausible_positions, plausible_angular_velocity
 from .conversions import imu_attitude
 
 ENCAPSULATION = 4  # bytes before the CDR payload: representation identifier and options
+LITTLE_ENDIAN_CDR = b"\x00\x01"  # the representation identifier of little-endian CDR
 _PATH_PART = re.compile(r"([A-Za-z_]\w*)(?:\[(\d+)\])?")
 
 
@@ -114,7 +115,7 @@ class MessageImage:
         for k, path in enumerate(stamps):
             _assign(marked, path, Time(sec=0x5A5A0000 + k, nanosec=0x2C2C0000 + k))
         data = serialize_message(marked)
-        if data[:2] != b"\x00\x01":
+        if data[:2] != LITTLE_ENDIAN_CDR:
             raise ValueError("MessageImage needs little-endian CDR")
         float_at = [_find_once(data, struct.pack("<d", _float_marker(k)), path, 8)
                     for k, path in enumerate(float_paths)]
@@ -254,7 +255,7 @@ class StampedFloatsReader:
         self.count = count
 
     def read(self, data: bytes) -> tuple[str, float, np.ndarray]:
-        if data[:2] != b"\x00\x01" or len(data) < ENCAPSULATION + 12:
+        if data[:2] != LITTLE_ENDIAN_CDR or len(data) < ENCAPSULATION + 12:
             raise ValueError("not a little-endian CDR message")
         sec, nanosec, frame_length = struct.unpack_from("<iII", data, ENCAPSULATION)
         frame_at = ENCAPSULATION + 12

@@ -13,9 +13,7 @@ from typing import Any
 import numpy as np
 from rclpy.serialization import serialize_message
 
-from .cdr import ENCAPSULATION
-
-LITTLE_ENDIAN_CDR = b"\x00\x01"
+from .cdr import ENCAPSULATION, LITTLE_ENDIAN_CDR
 
 
 def float_markers(count: int) -> list[float]:
