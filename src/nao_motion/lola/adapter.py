@@ -110,9 +110,15 @@ class LolaAdapter:
         self.last_command_s: float | None = None
         self.sent_positions = self.sent_stiffnesses = self.clamped_commands = 0
         self.last_clamped: list[str] = []
-        self.positions_sent = False
-        self.stiffness_sent = False
         self.done = False  # shutdown finished: nothing more will be sent
+
+    @property
+    def positions_sent(self) -> bool:
+        return self.sent_positions > 0
+
+    @property
+    def stiffness_sent(self) -> bool:
+        return self.sent_stiffnesses > 0
 
     # --- inputs -----------------------------------------------------------------------------
     def set_measured_stiffness(self, lola_stiffnesses: np.ndarray) -> bool:
@@ -165,7 +171,6 @@ class LolaAdapter:
         self._clamp(self._wish)
         self.joints.to_lola(self._clamped, self.positions)
         out.positions = self.positions
-        self.positions_sent = True
         self.sent_positions += 1
         out.stiffnesses = self._startup_stiffness(now_s)
         return out
@@ -260,7 +265,6 @@ class LolaAdapter:
         np.subtract(self.target_stiffness, self._ramp_from, out=self.stiffnesses)
         self.stiffnesses *= progress
         self.stiffnesses += self._ramp_from
-        self.stiffness_sent = True
         self.sent_stiffnesses += 1
         return self.stiffnesses
 
