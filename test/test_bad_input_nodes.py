@@ -26,6 +26,7 @@ from std_msgs.msg import Float64MultiArray, MultiArrayDimension, String  # noqa:
 from std_srvs.srv import Trigger  # noqa: E402
 
 from nao_motion.model import NaoModel  # noqa: E402
+from nao_motion.ros.conversions import stamp_seconds  # noqa: E402
 from nao_motion.ros.footstep_messages import decode_plan  # noqa: E402
 from nao_motion.ros.node_tools import FAMILY_LINES  # noqa: E402
 from nao_motion.ros.qos import CYCLE_QOS, LATCHED_QOS  # noqa: E402
@@ -35,10 +36,6 @@ MODEL = NaoModel()
 DT = MODEL.cycle_time_s
 # Per cycle, no command moves a joint faster than its motor can (the whole body's limit is half).
 MAX_STEP_RAD = MODEL.max_velocity * DT * 1.01 + 1e-9
-
-
-def stamp_s(stamp) -> float:
-    return stamp.sec + stamp.nanosec * 1e-9
 
 
 class Watcher(SpinningProbe):
@@ -51,11 +48,11 @@ class Watcher(SpinningProbe):
         n = self.node
         n.create_subscription(JointState, "joint_commands", self._on_command, CYCLE_QOS)
         n.create_subscription(JointState, "collision_filter/safe_joint_commands",
-                              lambda m: self.add(self.safe, stamp_s(m.header.stamp)), CYCLE_QOS)
-        n.create_subscription(Clock, "/clock", lambda m: self.add(self.clock, stamp_s(m.clock)), 10)
+                              lambda m: self.add(self.safe, stamp_seconds(m.header.stamp)), CYCLE_QOS)
+        n.create_subscription(Clock, "/clock", lambda m: self.add(self.clock, stamp_seconds(m.clock)), 10)
         n.create_subscription(Float64MultiArray, "footsteps/plan", lambda m: self.add(self.plans, decode_plan(m)),
                               LATCHED_QOS)
-        n.create_subscription(Odometry, "odom", lambda m: self.add(self.odom, stamp_s(m.header.stamp)), 10)
+        n.create_subscription(Odometry, "odom", lambda m: self.add(self.odom, stamp_seconds(m.header.stamp)), 10)
         n.create_subscription(Odometry, "ground_truth/odom",
                               lambda m: self.add(self.torso_z, m.pose.pose.position.z), CYCLE_QOS)
         n.create_subscription(Log, "/rosout", lambda m: self.add(self.logs, (time.monotonic(), m.name, m.msg)), 1000)
@@ -63,7 +60,7 @@ class Watcher(SpinningProbe):
         self.start()
 
     def _on_command(self, msg: JointState) -> None:
-        self.add(self.commands, (stamp_s(msg.header.stamp), np.array(msg.position)))
+        self.add(self.commands, (stamp_seconds(msg.header.stamp), np.array(msg.position)))
 
     def _on_diagnostics(self, msg: DiagnosticArray) -> None:
         with self.cond:
