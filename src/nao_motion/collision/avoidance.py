@@ -70,6 +70,7 @@ import numpy as np
 from ..kinematics import ForwardKinematics, KinematicState
 from ..model import HEAD_PITCH_VS_YAW_DEG, NaoModel, motor_fold, motor_of, project_coupled_limits
 from ..qp import INFINITY, USABLE, FixedPatternQP, SolveResult, SolverSettings
+from ..qp import clearance
 from ..qp.clearance import ClearanceConstraint
 from ..spatial import CROSS_OF_OUTER
 from .coupled_limits import CoupledLimitRows
@@ -86,10 +87,10 @@ FLOOR_SLACK_M = 1e-4  # distance a pair may lose below its floor in one step (nu
 class AvoidanceConfig:
     """Tuning of the avoidance (distances in m, speeds in m/s, stiffness 0..1)."""
 
-    margin_m: float = 0.005
-    influence_distance_m: float = 0.05
+    margin_m: float = clearance.MARGIN_M
+    influence_distance_m: float = clearance.INFLUENCE_M
     protected_arms: tuple[str, ...] = ("LArm", "RArm")  # NAOqi's default: "Arms" protected
-    recovery_speed_mps: float = 0.05
+    recovery_speed_mps: float = clearance.RECOVERY_SPEED_MPS
     limp_stiffness: float = 0.01
     yielding_chains: tuple[str, ...] = ("Head", "LArm", "RArm")
     pinned_weight: float = 1000.0
@@ -107,10 +108,10 @@ class AvoidanceConfig:
 
     def validate(self) -> str | None:
         """The reason this configuration is refused, or None."""
-        if not (np.isfinite(self.margin_m) and 0.0 <= self.margin_m <= 0.05):
-            return f"margin_m must be in [0, 0.05] m, got {self.margin_m!r}"
-        if not (np.isfinite(self.influence_distance_m) and self.margin_m < self.influence_distance_m <= 0.3):
-            return f"influence_distance_m must be in (margin_m, 0.3] m, got {self.influence_distance_m!r}"
+        reason = clearance.distances_refusal(self.margin_m, self.influence_distance_m, "margin_m",
+                                             "influence_distance_m")
+        if reason:
+            return reason
         for arm in self.protected_arms:
             if arm not in ("LArm", "RArm"):
                 return f"protected arm {arm!r} is not LArm or RArm"

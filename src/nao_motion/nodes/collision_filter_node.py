@@ -71,6 +71,7 @@ from ..collision.pairs import PROTECTION_CHAINS, protected_arms
 from ..collision.reference import JointReference, parse_targets, parse_trajectory
 from ..joint_input import JointInputError, parse_joint_values, parse_stiffness
 from ..model import NaoModel
+from ..qp import clearance
 from ..ros.conversions import stamp_seconds
 from ..ros.cdr import JointStateReader
 from ..ros.obstacle_input import ObstacleInput
@@ -115,9 +116,10 @@ class CollisionFilterNode(Node):
                                               choices=tuple(sorted(PROTECTION_CHAINS)),
                                               choice_name="collision protection chain"),
             "margin_m": ParameterSpec(defaults.margin_m, "distance (m) kept between an arm and the rest of the body",
-                                      minimum=0.0, maximum=0.05),
+                                      minimum=0.0, maximum=clearance.MAX_MARGIN_M),
             "influence_distance_m": ParameterSpec(defaults.influence_distance_m, "pairs closer than this (m) are "
-                                                  "constrained; more than margin_m", minimum=0.0, maximum=0.3,
+                                                  "constrained; more than margin_m", minimum=0.0,
+                                                  maximum=clearance.MAX_INFLUENCE_M,
                                                   exclusive_minimum=True),
             "max_speed_fraction": ParameterSpec(DEFAULT_SPEED_FRACTION, "speed of joint_targets without velocities, "
                                                 "fraction of each joint's maximum", minimum=0.0, maximum=1.0,

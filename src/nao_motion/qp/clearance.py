@@ -32,6 +32,24 @@ from .fixed_pattern import INFINITY
 
 FAR_M = 1e6  # a distance beyond any row's reach (an absent pair's is infinite)
 
+# The settings of the rows kept from the declared obstacles, shared by their two owners (the
+# collision filter, the whole body) so that the two agree on where a limb stops.
+MARGIN_M = 0.005
+INFLUENCE_M = 0.05
+RECOVERY_SPEED_MPS = 0.05
+MAX_MARGIN_M = 0.05
+MAX_INFLUENCE_M = 0.3
+
+
+def distances_refusal(margin_m: float, influence_m: float, margin_name: str, influence_name: str) -> str | None:
+    """Why this margin and influence distance (m) are refused, or None: 0 <= margin <=
+    MAX_MARGIN_M and margin < influence <= MAX_INFLUENCE_M."""
+    if not (np.isfinite(margin_m) and 0.0 <= margin_m <= MAX_MARGIN_M):
+        return f"{margin_name} must be in [0, {MAX_MARGIN_M}] m, got {margin_m!r}"
+    if not (np.isfinite(influence_m) and margin_m < influence_m <= MAX_INFLUENCE_M):
+        return f"{influence_name} must be in ({margin_name}, {MAX_INFLUENCE_M}] m, got {influence_m!r}"
+    return None
+
 
 class ClearanceConstraint(Constraint):
     """Rows g_i . x dt <= d_i - margin; `pattern` (k x n, bool): the variables each row may use.

@@ -72,7 +72,7 @@ import numpy as np
 from .. import spatial
 from ..kinematics import ForwardKinematics
 from ..model import NaoModel, project_coupled_limits
-from ..qp import INFEASIBLE, USABLE, SolverSettings
+from ..qp import INFEASIBLE, USABLE, SolverSettings, clearance
 from .context import ARM, FRAMES, HEAD, SOLE, SOLE_FRAME, WholeBodyContext
 from .floating_base import N_BASE, FloatingBaseJacobians
 from .modes import (EFFECTORS, FEET, SUPPORT_FEET, FootState, balance_refusal, check_effector,
@@ -155,9 +155,9 @@ class BalancerConfig:
     # collision filter's margin, so that the two agree on where an arm stops; rows within the
     # influence distance (or one step's reach of the margin) are active; closer than the margin
     # the limb backs out at up to the recovery speed.
-    obstacle_margin_m: float = 0.005
-    obstacle_influence_m: float = 0.05
-    obstacle_recovery_speed_mps: float = 0.05
+    obstacle_margin_m: float = clearance.MARGIN_M
+    obstacle_influence_m: float = clearance.INFLUENCE_M
+    obstacle_recovery_speed_mps: float = clearance.RECOVERY_SPEED_MPS
     # A solution is used only if no feet or balance row is violated by more than this (m/s, rad/s).
     acceptance_tolerance: float = 1e-3
     solver: SolverSettings = WHOLE_BODY_SOLVER
@@ -183,10 +183,10 @@ class BalancerConfig:
                    self.regularisation_weight, self.moving_wish_weight, self.walk_upper_body_weight)
         if not all(np.isfinite(w) and w > 0.0 for w in weights):
             return "weights must be finite and > 0"
-        if not (np.isfinite(self.obstacle_margin_m) and 0.0 <= self.obstacle_margin_m <= 0.05):
-            return f"obstacle_margin_m must be in [0, 0.05] m, got {self.obstacle_margin_m!r}"
-        if not (np.isfinite(self.obstacle_influence_m) and self.obstacle_margin_m < self.obstacle_influence_m <= 0.3):
-            return f"obstacle_influence_m must be in (obstacle_margin_m, 0.3] m, got {self.obstacle_influence_m!r}"
+        reason = clearance.distances_refusal(self.obstacle_margin_m, self.obstacle_influence_m, "obstacle_margin_m",
+                                             "obstacle_influence_m")
+        if reason:
+            return reason
         if not (np.isfinite(self.obstacle_recovery_speed_mps) and self.obstacle_recovery_speed_mps > 0.0):
             return f"obstacle_recovery_speed_mps must be > 0, got {self.obstacle_recovery_speed_mps!r}"
         if self.dt_s is not None and not (0.0 < self.dt_s <= 0.1):
