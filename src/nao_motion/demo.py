@@ -106,19 +106,21 @@ def _record(monitor, model) -> dict | None:
 OBSTACLE_RADIUS_M = 0.03
 
 
-def _arm_to_sphere_m(model, fk, q: np.ndarray, centre_torso: np.ndarray) -> float:
-    """The left arm's closest capsule to the sphere at joints q (torso frame): the ground truth."""
-    from .body_shapes import body_capsules
-    from .collision.distance import capsule_capsule_distance
+class ArmToSphere:
+    """The left arm's distance to a sphere of OBSTACLE_RADIUS_M (torso frame) at given joints,
+    by the obstacle distances the whole body keeps (``collision.obstacles``): the ground truth."""
 
-    state, best = fk.compute(q), np.inf
-    for shape in body_capsules(model):
-        if shape.group == "l_arm":
-            pose = fk.pose(state, shape.link)
-            p, q_end = (pose[:3, :3] @ np.asarray(end) + pose[:3, 3] for end in (shape.p_m, shape.q_m))
-            best = min(best, float(capsule_capsule_distance(p, q_end, shape.radius_m, centre_torso, centre_torso,
-                                                            OBSTACLE_RADIUS_M).distance_m))
-    return best
+    def __init__(self, model, fk):
+        from .collision.obstacles import ObstacleDistances, ObstacleSlots, obstacle_shapes
+
+        self.fk = fk
+        self.distances = ObstacleDistances(fk, obstacle_shapes(model, ("l_arm",)), capacity=1)
+        self.slots = ObstacleSlots(1)
+        self.slots.radius_m[0], self.slots.used[0] = OBSTACLE_RADIUS_M, 1.0
+
+    def distance_m(self, q: np.ndarray, centre_torso: np.ndarray) -> float:
+        self.slots.p_m[0] = self.slots.q_m[0] = centre_torso
+        return float(self.distances.compute(self.fk.compute(q), self.slots).distance_m.min())
 
 
 def _in_world(sample: dict, point_torso: np.ndarray) -> np.ndarray:
@@ -198,6 +200,7 @@ def run_demo(duration_s: float = 60.0, out_dir: Path = Path("out/demo"), version
     from .kinematics import ForwardKinematics
 
     fk = ForwardKinematics(model)
+    arm_to_sphere = ArmToSphere(model, fk)
     what = f"moveTo{tuple(goal)}" if scenario == "walk" else f"'{scenario}'"
     obstacle = obstacle_torso = None  # the obstacle scenario: its sphere (torso frame) and where it goes next
     print(f"nao_motion demo: simulated NAO {version}, {what}, at most {duration_s:.0f} s of sim time "
@@ -257,7 +260,7 @@ def run_demo(duration_s: float = 60.0, out_dir: Path = Path("out/demo"), version
                 last_sample, sample["t"] = t, t
                 if obstacle_torso is not None:
                     sample["obstacle_torso"] = obstacle_torso
-                    sample["obstacle_distance_m"] = _arm_to_sphere_m(model, fk, sample["q"], obstacle_torso)
+                    sample["obstacle_distance_m"] = arm_to_sphere.distance_m(sample["q"], obstacle_torso)
                 samples.append(sample)
             if snapshot_times and t >= snapshot_times[0]:
                 snapshot_times.pop(0)
