@@ -284,7 +284,6 @@ class CollisionAvoidance:
         mo = self._current.obstacles.n_pairs
         self._obstacle_floor = np.empty(mo)
         self._obstacle_below = np.zeros(mo, dtype=bool)
-        self._obstacle_start = np.full(mo, np.inf)
         self._obstacle_rows_on = False
 
     def _setup_qp(self, config: AvoidanceConfig) -> None:
@@ -463,7 +462,6 @@ class CollisionAvoidance:
             return
         self._obstacle_rows_on = True
         result = self._current.obstacle_result
-        np.copyto(self._obstacle_start, result.distance_m)
         np.copyto(clearance.distance_m, result.distance_m)
         # The pairs' rows (computed first, at the same state) left the joints' axes and a_j x o_j.
         rates = self._obstacle_rates.compute(self._axes, None, result.point_a, result.normal, axis_origin=self._c)
@@ -478,7 +476,7 @@ class CollisionAvoidance:
         if not self._obstacle_rows_on:
             return False
         d = self._trial.obstacle_result.distance_m
-        np.minimum(self._obstacle_start, 0.5 * self.config.margin_m, out=self._obstacle_floor)
+        np.minimum(self._clearance.distance_m, 0.5 * self.config.margin_m, out=self._obstacle_floor)
         self._obstacle_floor -= FLOOR_SLACK_M
         np.less(d, self._obstacle_floor, out=self._obstacle_below)
         return bool(np.logical_and(self._obstacle_below, self._clearance.enabled, out=self._obstacle_below).any())
