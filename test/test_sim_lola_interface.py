@@ -19,6 +19,7 @@ from conftest import NodeGroup  # noqa: E402
 from nao_lola_command_msgs.msg import JointPositions as CommandPositions  # noqa: E402
 from nao_lola_command_msgs.msg import JointStiffnesses as CommandStiffnesses  # noqa: E402
 from nao_lola_sensor_msgs.msg import FSR, JointPositions, JointStiffnesses  # noqa: E402
+from ros_probe import SpinningProbe  # noqa: E402
 from rosgraph_msgs.msg import Clock  # noqa: E402
 from sensor_msgs.msg import Imu, JointState  # noqa: E402
 
@@ -30,9 +31,11 @@ TOPICS = {"joint_states": JointState, "imu": Imu, "sensors/fsr": FSR, "sensors/j
           "sensors/joint_stiffnesses": JointStiffnesses, "/clock": Clock}
 
 
-class Adapter:
+class Adapter(SpinningProbe):
+    """nao_lola's robot adapter: keeps the last message of each topic (and their count), sends commands."""
+
     def __init__(self):
-        self.node = rclpy.create_node("lola_interface_probe")
+        super().__init__("lola_interface_probe")
         self.last, self.count = {}, {}
         for topic, msg_type in TOPICS.items():
             self.node.create_subscription(msg_type, topic, self._keeper(topic), 100)
@@ -41,33 +44,30 @@ class Adapter:
 
     def _keeper(self, topic):
         def keep(msg):
-            self.last[topic] = msg
-            self.count[topic] = self.count.get(topic, 0) + 1
+            with self.cond:
+                self.last[topic] = msg
+                self.count[topic] = self.count.get(topic, 0) + 1
+                self.cond.notify_all()
         return keep
 
-    def spin(self, seconds: float, until=None) -> bool:
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            rclpy.spin_once(self.node, timeout_sec=0.01)
-            if until is not None and until():
-                return True
-        return until() if until is not None else True
-
     def sim_time_s(self) -> float:
-        clock = self.last["/clock"].clock
+        with self.cond:
+            clock = self.last["/clock"].clock
         return clock.sec + clock.nanosec * 1e-9
 
     def head_yaw(self) -> float:
-        return self.last["sensors/joint_positions"].positions[HEAD_YAW]
+        with self.cond:
+            return self.last["sensors/joint_positions"].positions[HEAD_YAW]
 
     def command_head_yaw(self, yaw: float, seconds: float = 1.0) -> None:
         """Hold every motor where it is and the head at `yaw` for `seconds`, as an adapter sends."""
-        held = list(self.last["sensors/joint_positions"].positions)
+        with self.cond:
+            held = list(self.last["sensors/joint_positions"].positions)
         held[HEAD_YAW] = yaw
         end = time.monotonic() + seconds
         while time.monotonic() < end:
             self.positions.publish(CommandPositions(indexes=bytes(range(LOLA_JOINT_COUNT)), positions=held))
-            self.spin(0.012)
+            time.sleep(0.012)
 
 
 @pytest.fixture
@@ -75,18 +75,19 @@ def lola(tmp_path):
     rclpy.init()
     nodes = NodeGroup(tmp_path)
     probe = Adapter()
+    probe.start()
     try:
         nodes.start(SIMULATOR, params={"nao_version": "V6", "interface": "nao_lola"})
-        assert probe.spin(30.0, until=lambda: set(probe.last) == set(TOPICS)), sorted(probe.last)
+        assert probe.wait(lambda: set(probe.last) == set(TOPICS), 30.0), sorted(probe.last)
         yield probe
     finally:
-        probe.node.destroy_node()
+        probe.close()
         nodes.stop()
         rclpy.shutdown()
 
 
 def test_nao_lolas_topics_once_per_simulated_cycle(lola):
-    lola.spin(1.0)  # the robot has landed (it starts a few millimetres above the floor)
+    time.sleep(1.0)  # the robot has landed (it starts a few millimetres above the floor)
     states = lola.last["joint_states"]
     assert list(states.name) == list(LOLA_JOINT_NAMES) and len(states.position) == LOLA_JOINT_COUNT
     assert not states.velocity and not states.effort
@@ -103,9 +104,10 @@ def test_nao_lolas_topics_once_per_simulated_cycle(lola):
     # (the latest of each may be a cycle apart: the robot stands still, a cycle moves it a little)
     np.testing.assert_allclose(lola.last["sensors/joint_positions"].positions, states.position, atol=1e-3)
     # One message of each per 12 ms of simulated time: 83.3 per simulated second.
-    start = {topic: lola.count[topic] for topic in TOPICS}
-    t0 = lola.sim_time_s()
-    lola.spin(3.0)
+    with lola.cond:  # the counts and the simulated time they start from, taken together
+        start = {topic: lola.count[topic] for topic in TOPICS}
+        t0 = lola.sim_time_s()
+    time.sleep(3.0)
     sim_s = lola.sim_time_s() - t0
     for topic in TOPICS:
         if topic != "/clock":
@@ -125,15 +127,15 @@ def test_commands_and_stiffness_apply_and_malformed_effectors_are_ignored(lola):
     for what, msg in bad.items():
         for _ in range(20):
             lola.positions.publish(msg)
-            lola.spin(0.012)
-        lola.spin(0.3)
+            time.sleep(0.012)
+        time.sleep(0.3)
         assert lola.head_yaw() == pytest.approx(0.5, abs=0.05), what
     # Stiffness: the head goes limp (0), shown on sensors/joint_stiffnesses; malformed: ignored.
     lola.stiffnesses.publish(CommandStiffnesses(indexes=bytes([HEAD_YAW, 1]), stiffnesses=[0.0]))
-    lola.spin(0.3)
+    time.sleep(0.3)
     assert lola.last["sensors/joint_stiffnesses"].stiffnesses[HEAD_YAW] == pytest.approx(1.0)
     lola.stiffnesses.publish(CommandStiffnesses(indexes=bytes([HEAD_YAW]), stiffnesses=[0.0]))
-    assert lola.spin(2.0, until=lambda: lola.last["sensors/joint_stiffnesses"].stiffnesses[HEAD_YAW] == 0.0)
+    assert lola.wait(lambda: lola.last["sensors/joint_stiffnesses"].stiffnesses[HEAD_YAW] == 0.0, 2.0)
 
 
 def test_the_nao_lola_interface_is_refused_for_a_v5():
