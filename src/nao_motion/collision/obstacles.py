@@ -242,8 +242,6 @@ class ObstacleDistances:
         # moves[i, j]: kinematic joint j moves pair i's shape.
         self.moves = fk.moves_link[:, self.pair_link].T
         self.normal_rates = NormalRates(self.moves)
-        self._children = np.zeros((len(fk.joint_names), 4, 4))
-        self._axes = np.zeros((len(fk.joint_names), 3))
 
     def gather(self, state: KinematicState, obstacles: ObstacleSlots, p1: np.ndarray, q1: np.ndarray,
                p2: np.ndarray, q2: np.ndarray, r2: np.ndarray) -> None:
@@ -269,10 +267,9 @@ class ObstacleDistances:
         np.copyto(result.distance_m, np.inf, where=self.unused)
         return result
 
-    def rates(self, state: KinematicState, result: DistanceResult | None = None) -> np.ndarray:
+    def rates(self, axes: np.ndarray, axis_origin: np.ndarray, result: DistanceResult | None = None) -> np.ndarray:
         """(n_pairs, kinematic joints): n . J(point on the body) of `result` (default: the last
-        :meth:`compute`'s)."""
+        :meth:`compute`'s), from the joints' unit axes a_j and a_j x o_j (torso frame, (k, 3)) at
+        the same state (the whole body's ``FloatingBaseJacobians.axes`` / ``axis_origin_cross``)."""
         result = result if result is not None else self.workspace.result
-        np.copyto(self._children, state.link_poses[1:])  # joint j's child link is link j + 1
-        np.einsum("nij,nj->ni", self._children[:, :3, :3], self.fk.axes_local, out=self._axes)
-        return self.normal_rates.compute(self._axes, self._children[:, :3, 3], result.point_a, result.normal)
+        return self.normal_rates.compute(axes, None, result.point_a, result.normal, axis_origin=axis_origin)

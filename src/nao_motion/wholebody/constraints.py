@@ -230,7 +230,6 @@ class ObstacleClearance(ClearanceConstraint):
         super().__init__(pattern, ctx.dt_s, step_max * ctx.dt_s, cfg.obstacle_margin_m, cfg.obstacle_influence_m,
                          cfg.obstacle_recovery_speed_mps, row_scale=1.0 / np.max(variable_scale), checked=True)
         self._on = False
-        self._rotated = np.zeros((self.distances.n_pairs, 3))
 
     def prepare(self) -> None:
         super().prepare()
@@ -249,12 +248,10 @@ class ObstacleClearance(ClearanceConstraint):
         self.recovery_mps = cfg.obstacle_recovery_speed_mps
         result = self.distances.compute(ctx.state, ctx.obstacles)
         np.copyto(self.distance_m, result.distance_m)
-        rates = self.distances.rates(ctx.state)
+        rates = self.distances.rates(ctx.jac.axes, ctx.jac.axis_origin_cross)  # jac: updated at ctx.state
         rotation = ctx.jac.torso_world[:3, :3]
         g = self.gradient
-        np.matmul(result.normal, rotation.T, out=self._rotated)
-        g[:, :3] = self._rotated
-        np.matmul(self.distances.normal_rates.point_normal, rotation.T, out=self._rotated)
-        g[:, 3:N_BASE] = self._rotated
+        np.matmul(result.normal, rotation.T, out=g[:, :3])
+        np.matmul(self.distances.normal_rates.point_normal, rotation.T, out=g[:, 3:N_BASE])
         np.matmul(rates, self._fold, out=g[:, N_BASE:])
         super().fill()

@@ -94,6 +94,10 @@ class FloatingBaseJacobians:
         self._world = np.zeros((3, (2 * nf + 1) * nm))
         self._arms = np.zeros((3, nf + 1))
         self._minus_skew = np.zeros((nf + 1, 9))
+        # Read-only views, torso frame, of the last update: a_j (nk, 3) and a_j x o_j (nk, 3).
+        self.axes = self._axes[:, 0, :]
+        self.axis_origin_cross = self._axis_crosses[: 3 * nk].reshape(nk, 3)
+        self.axes.flags.writeable = self.axis_origin_cross.flags.writeable = False
 
     def update(self, state: KinematicState, torso_world: np.ndarray) -> None:
         """All Jacobians at `state` with the torso at pose `torso_world` (4x4, world frame)."""
