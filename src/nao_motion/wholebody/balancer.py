@@ -136,6 +136,11 @@ class BalancerConfig:
     # -45 deg and stays there, the rest of the legs keep the feet flat).
     moving_wish_weight: float = 0.1
     moving_wish_hold_s: float = 0.2
+    # Disabled and not walking, a joint away from a wish that holds (a walk or the balancer
+    # moved it) is brought back to it no faster than this; one whose wish changed goes to it at
+    # the speed limit. The arms the walk's COM had recruited came back at 3 rad/s when a walk
+    # ended, and the reaction toppled the robot (the cha-cha example with one core busy).
+    pass_through_return_speed_radps: float = 0.5
     articular_weight: float = 1e-3
     # Walking, the head and the arms follow their wish (ArticularWish) at 10 x the articular
     # weight: they stay within 0.03 rad of it; at 0.1 and 1 the in-process moveTo(0.2, 0.2, pi/2)
@@ -175,7 +180,7 @@ class BalancerConfig:
             return "foot_feedback_gain, task_gain and walk_task_gain must be in (0, 1]"
         speeds = (self.torso_max_speed_mps, self.torso_max_rate_radps, self.recovery_speed_mps,
                   self.arm_max_speed_mps, self.head_max_rate_radps, self.com_max_speed_mps,
-                  self.walk_com_max_speed_mps, self.foot_max_speed_mps)
+                  self.walk_com_max_speed_mps, self.foot_max_speed_mps, self.pass_through_return_speed_radps)
         if not all(np.isfinite(s) and s > 0.0 for s in speeds):
             return "speed limits must be finite and > 0"
         weights = (self.arm_position_weight, self.head_orientation_weight, self.com_weight, self.foot_weight,
@@ -290,6 +295,10 @@ class WholeBodyBalancer:
         self._motor = self._ctx.motor
         self._hands = np.array([model.joint_index(j) for j in model.joint_names if j not in self.fk.joint_names])
         self._vmax_joint = self._ctx.vmax_joint
+        self._vmax_step = self._vmax_joint * self.dt_s
+        self._pass_limit = np.zeros(model.n_joints)
+        self._chasing = np.zeros(model.n_joints, dtype=bool)  # pass-through: a wish that changed, not reached
+        self._stepping = np.zeros(model.n_joints, dtype=bool)
         self._corners = sole_corners_in_sole(model)
         self._hand_step_max = (self._vmax_joint[self._hands] * self.dt_s).tolist()
         self._step = np.zeros(model.n_joints)
@@ -538,6 +547,7 @@ class WholeBodyBalancer:
         self._update_mode(walk)
         if self.mode is Mode.PASS_THROUGH:
             return self._pass_through()
+        self._chasing.fill(False)  # the QP follows the wish itself
         if q_measured is not None:
             self._follow_measured(q_measured)
         self._ctx.state = self._current_state()
@@ -597,19 +607,26 @@ class WholeBodyBalancer:
         self._anchor_torso(self._current_state(), integrate=False)
 
     def _pass_through(self) -> BalancerResult:
-        """Disabled: the wish within the joint limits, reached no faster than the speed limit.
+        """Disabled: the wish within the joint limits, reached at the speed limit when it changes,
+        returned to at ``pass_through_return_speed_radps`` when the joint left a wish that holds
+        (a walk or the balancer moved it).
         After wbEnable(False), a joint is held where the balancer left it until its wish changes
         (all of them taken back at once, without balance, the pose of a reach could topple it).
 
         A command that stays where it is (standing still, the usual case) gives the last cycle's
         result again: its frame, COM and polygon cost most of a standing whole-body cycle."""
-        model, q = self.model, self.q
+        model, q, limit = self.model, self.q, self._pass_limit
         target = model.clip_to_limits(model.mimic_hip_yaw_pitch(self.qp.articular.wish))
         np.subtract(target, q, out=self._step)
         self._step *= self._pursuing
-        limit = self._vmax_joint * self.dt_s
+        np.minimum(self._vmax_step, self.config.pass_through_return_speed_radps * self.dt_s, out=limit)
+        self._chasing |= self.qp.articular.changed
+        np.not_equal(self._step, 0.0, out=self._stepping)
+        self._chasing &= self._stepping  # reached: a wish that holds from now on
+        np.copyto(limit, self._vmax_step, where=self._chasing)
         np.minimum(self._step, limit, out=self._step)
-        np.maximum(self._step, -limit, out=self._step)
+        np.negative(limit, out=limit)
+        np.maximum(self._step, limit, out=self._step)
         passed = self._passed
         if passed is not None and passed[0] is self.settings and self._state_valid and not self._step.any():
             return passed[1]
