@@ -10,7 +10,8 @@ if those are late (``nao_motion.wholebody.reference_queue``; counted in the diag
 ``late_references``). So the robot's command never waits for a second node. ``imu`` is sampled (its newest message
 when the cycle runs, ``nao_motion.ros.sampled``). Without ``joint_states`` nothing is commanded;
 the diagnostics say so (checked every 0.5 s). Disabled and not walking, it passes the wish
-through (within the joint limits, no faster than the speed limit). ``wb_world`` is the balancer's world frame: z up, on the floor, fixed where the QP
+through (within the joint limits, no faster than the speed limit; a joint a walk left away
+from a wish that holds goes back at 0.5 rad/s). ``wb_world`` is the balancer's world frame: z up, on the floor, fixed where the QP
 started (FRAME_ROBOT then); while the QP is off it follows FRAME_ROBOT.
 
 | kind | name | type | meaning |
