@@ -46,6 +46,8 @@ class Robot(SpinningProbe):
         self.limp = np.zeros(MODEL.n_joints, dtype=bool)
         self.commands, self.distances, self.markers, self.logs, self.diagnostics = [], [], [], [], []
         self.command_times = []
+        self.states_period_s = 0.0  # joint_states at most this often (the timer's 10 ms at 0)
+        self.last_states_s = -np.inf
         self.states_pub = self.node.create_publisher(JointState, "joint_states", CYCLE_QOS)
         self.targets_pub = self.node.create_publisher(JointState, "joint_targets", CYCLE_QOS)
         self.trajectory_pub = self.node.create_publisher(JointTrajectory, "joint_trajectory", CYCLE_QOS)
@@ -69,7 +71,11 @@ class Robot(SpinningProbe):
             self.cond.notify_all()
 
     def publish_states(self):
+        now_s = time.monotonic()
         with self.cond:
+            if now_s - self.last_states_s < self.states_period_s:
+                return
+            self.last_states_s = now_s
             msg = JointState(name=list(MODEL.joint_names), position=self.q.tolist())
         self.states_pub.publish(msg)
 
@@ -330,4 +336,43 @@ def test_almotion_posture_wake_up_and_rest(running):
         np.testing.assert_allclose(robot.last_command(), posture(MODEL, "Crouch"), atol=1e-3)
         assert robot.wait(lambda: len(sent) == 2, 5.0)
         assert sent[1][1] == [0.0] * len(MODEL.names_for("Body"))
+    go_home(robot)
+
+
+def test_almotion_waits_by_the_filters_clock_whatever_the_rate_of_joint_states(running):
+    """The filter runs its motion by its clock, one cycle per joint_states, and once settled
+    rests, repeating its command every 0.5 s: the client waits by the stamps of the commands.
+    Counting commands as 10 ms cycles, a 1 s motion with joint_states at 25 Hz timed out (the
+    count came at 2 Hz once the filter rested), and at the full rate the client waited for ten
+    commands at rest (4.5 s) to see that the motion had settled."""
+    from nao_motion.almotion import ALMotion
+
+    _, robot = running
+    head = MODEL.joint_index("HeadYaw")
+    fraction = 0.6 / MODEL.joint("HeadYaw").max_velocity  # 0.6 rad in 1 s
+    with ALMotion.connect() as motion:
+        motion.wakeUp()  # a test before may have left the robot limp (rest)
+        go_home(robot)
+        there = robot.last_command()[head]
+        away = there - 0.6 if there > 0.0 else there + 0.6
+        try:
+            for states_period_s, target in ((0.035, away), (0.0, there)):
+                with robot.cond:
+                    robot.states_period_s = states_period_s  # 0.035: every 4th 10 ms tick, 25 Hz
+                    since = len(robot.commands)
+                motion.angleInterpolationWithSpeed("HeadYaw", float(target), fraction)
+                returned_s = time.monotonic()
+                # The motion was over: no command after the return leaves the target.
+                assert robot.wait(lambda: robot.command_times[-1] > returned_s, 5.0)
+                with robot.cond:
+                    after = [q[head] for q, t in zip(robot.commands[since:], robot.command_times[since:])
+                             if t >= returned_s]
+                    times = [t for t in robot.command_times[since:] if t < returned_s]
+                np.testing.assert_allclose(after, target, atol=1e-6)
+                # At rest the filter's first repeated command says it has settled.
+                repeats_at_rest = sum(1 for a, b in zip(times, times[1:]) if b - a > 0.3)
+                assert repeats_at_rest <= 2, f"{states_period_s}: {repeats_at_rest} commands at rest waited for"
+        finally:
+            with robot.cond:
+                robot.states_period_s = 0.0
     go_home(robot)

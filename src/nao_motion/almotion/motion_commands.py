@@ -9,14 +9,14 @@ setStiffnesses, wakeUp and rest, with NAOqi's argument forms, over the collision
   in ``velocity`` (fraction x the joint's maximum); angleInterpolation publishes one
   ``joint_trajectory`` (per-joint time lists are merged on the union of their times, which
   keeps each joint's piecewise-linear path); setStiffnesses publishes ``joint_stiffness``.
-* The blocking calls return when the filter's commands have run the motion's duration (counted
-  in published cycles, so they follow sim time) and then stopped changing: either the targets
-  are reached or self-collision avoidance holds the arm at the nearest safe pose.
+* The blocking calls return when the filter's commands have run the motion's duration (read in
+  their stamps, the node's clock, so they follow sim time whatever the rate of joint_states) and
+  then stopped changing: either the targets are reached or self-collision avoidance holds the
+  arm at the nearest safe pose.
 """
 
 from __future__ import annotations
 
-import threading
 import time
 from numbers import Real
 
@@ -30,9 +30,14 @@ from ..joint_input import JointInputError
 from ..postures import posture
 from ..ros.qos import CYCLE_QOS
 from .client_base import ALMotionError
+from .cycle_clock import Tick, joint_commands_clock
 
-SETTLED_CYCLES = 10  # commands unchanged for this many cycles: the motion is over
+SETTLED_CYCLES = 10  # the same command this many times running: the motion is over
 SETTLED_RAD = 1e-6
+# The same command again after a longer gap than this (in cycle times): the filter has settled and
+# rests, repeating its command every 0.5 s only (SETTLED_CYCLES of those would take 5 s).
+RESTING_GAP_CYCLES = 2.0
+COMMANDS_PUBLISHER = "collision filter"
 REST_SPEED_FRACTION = 0.2  # rest() goes down slowly: the robot is balanced by no one on the way
 DISCOVERY_SETTLE_S = 0.2  # no new subscriber for this long: all of them have been discovered
 
@@ -45,9 +50,7 @@ class MotionCommandMethods:
         self._trajectory_pub = self.node.create_publisher(JointTrajectory, "joint_trajectory", CYCLE_QOS)
         self._stiffness_pub = self.node.create_publisher(JointState, "joint_stiffness", CYCLE_QOS)
         self._settled_topics: set[str] = set()
-        self._cycles = 0
-        self._cycle_event = threading.Condition()
-        self.node.create_subscription(JointState, "joint_commands", self._count_cycle, CYCLE_QOS)
+        self._joint_commands_clock = joint_commands_clock(self)
 
     # --- NAOqi methods ------------------------------------------------------------------
     def setAngles(self, names, angles, fractionMaxSpeed: float) -> None:
@@ -108,8 +111,8 @@ class MotionCommandMethods:
         self.setStiffnesses("Body", 0.0)
 
     # --- helpers -------------------------------------------------------------------------
-    def _send_targets(self, names, angles, fraction: float) -> tuple[int, float]:
-        """Publish joint_targets; returns the cycle count then and the motion's duration (s)."""
+    def _send_targets(self, names, angles, fraction: float) -> tuple[Tick | None, float]:
+        """Publish joint_targets; returns the latest command then and the motion's duration (s)."""
         joints = self._joint_names(names)
         values = _per_joint_values(angles, len(joints), "angles")
         if not (isinstance(fraction, Real) and 0.0 < fraction <= 1.0):
@@ -125,9 +128,10 @@ class MotionCommandMethods:
                                                             velocity=speeds), "joint_targets")
         return start, duration_s
 
-    def _publish(self, publisher, msg, topic: str) -> int:
+    def _publish(self, publisher, msg, topic: str) -> Tick | None:
         """Publish once the topic has subscribers (the first time, also let discovery settle, so
-        that a script's first command reaches every node); returns the cycle count then."""
+        that a script's first command reaches every node); returns the latest command then (None
+        before the first), whose stamp is the node's time the motion starts from."""
         deadline = time.monotonic() + self.timeout_s
         while publisher.get_subscription_count() == 0:
             if time.monotonic() > deadline:
@@ -140,29 +144,30 @@ class MotionCommandMethods:
                 if publisher.get_subscription_count() != count:
                     count, since = publisher.get_subscription_count(), time.monotonic()
             self._settled_topics.add(topic)
-        start = self._cycles
+        start = self._joint_commands_clock.latest()
         publisher.publish(msg)
         return start
 
-    def _count_cycle(self, msg: JointState) -> None:
-        with self._cycle_event:
-            self._cycles += 1
-            self._cycle_event.notify_all()
-
-    def _wait_cycles(self, count: int, timeout_s: float) -> None:
-        with self._cycle_event:
-            if not self._cycle_event.wait_for(lambda: self._cycles >= count, timeout_s):
-                raise ALMotionError(f"no joint_commands for {timeout_s} s: is the collision filter running?")
-
-    def _wait_for_motion(self, start_cycle: int, duration_s: float) -> None:
-        """Wait the motion's duration in the filter's cycles, then until its commands stop changing."""
-        self._wait_cycles(start_cycle + int(np.ceil(duration_s / self.model.cycle_time_s)), duration_s + self.timeout_s)
-        previous, still = self.configuration(False), 0
+    def _wait_for_motion(self, start: Tick | None, duration_s: float) -> None:
+        """Wait the motion's duration in the filter's time (the stamps of its commands), then until
+        its commands stop changing."""
+        clock = self._joint_commands_clock
+        tick = clock.wait_elapsed(start, duration_s, duration_s + self.timeout_s, COMMANDS_PUBLISHER)
+        resting_gap_s = RESTING_GAP_CYCLES * self.model.cycle_time_s
+        still = 0
         while still < SETTLED_CYCLES:
-            self._wait_cycles(self._cycles + 1, self.timeout_s)
-            q = self.configuration(False)
-            still = still + 1 if np.max(np.abs(q - previous)) < SETTLED_RAD else 0
-            previous = q
+            previous, tick = tick, clock.wait_next(tick, self.timeout_s, COMMANDS_PUBLISHER)
+            if not _same_command(previous.msg, tick.msg):
+                still = 0
+            elif tick.gap_s > resting_gap_s:
+                return
+            else:
+                still += 1
+
+
+def _same_command(a: JointState, b: JointState) -> bool:
+    return (a.name == b.name and len(a.position) == len(b.position)
+            and bool(np.all(np.abs(np.subtract(a.position, b.position)) < SETTLED_RAD)))
 
 
 def _is_number(x) -> bool:

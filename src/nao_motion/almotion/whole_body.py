@@ -14,7 +14,6 @@ goes on a topic, which answers nothing: the client first reads the node's
 
 from __future__ import annotations
 
-import threading
 import time
 from numbers import Real
 
@@ -22,13 +21,12 @@ import numpy as np
 from geometry_msgs.msg import PointStamped, Vector3Stamped
 from rcl_interfaces.srv import GetParameters, SetParametersAtomically
 from rclpy.parameter import Parameter
-from sensor_msgs.msg import JointState
 from std_srvs.srv import SetBool, Trigger
 
-from ..ros.qos import CYCLE_QOS
 from ..wholebody.modes import (BALANCE_NOT_ACTIVATED, EFFECTORS, SUPPORT_FEET, SUPPORT_LEGS, check_effector,
                                check_effector_enabled, check_support_leg, parse_foot_state)
 from .client_base import ALMotionError
+from .cycle_clock import joint_commands_clock
 
 WHOLE_BODY_NODE = "whole_body"
 
@@ -48,10 +46,9 @@ class WholeBodyMethods:
                                         f"{WHOLE_BODY_NODE}/effector/{name}", 10)
             for name in EFFECTORS
         }
-        # wbGoToBalance waits in the node's cycles (so it follows sim time).
-        self._wb_cycles = 0
-        self._wb_cycle_event = threading.Condition()
-        node.create_subscription(JointState, "joint_commands", self._wb_count_cycle, CYCLE_QOS)
+        # wbGoToBalance waits in the node's time, the stamps of its joint_commands (sim time under
+        # use_sim_time, however fast the robot's joint_states come).
+        self._joint_commands_clock = joint_commands_clock(self)
 
     # --- NAOqi methods ------------------------------------------------------------------
     def wbEnable(self, isEnabled: bool) -> None:
@@ -130,15 +127,11 @@ class WholeBodyMethods:
         if not (isinstance(duration, Real) and np.isfinite(duration) and duration >= 0.0):
             raise ALMotionError(f"duration must be a number >= 0 s, got {duration!r}")
         self._wb_set({"go_to_balance_duration_s": float(duration)}, f"wbGoToBalance({supportLeg!r}, {duration})")
-        start = self._wb_cycles
+        start = self._joint_commands_clock.latest()
         response = self.call_service(self._wb_balance_clients[supportLeg], Trigger.Request(), "whole body node")
         if not response.success:
             raise ALMotionError(f"wbGoToBalance({supportLeg!r}, {duration}) refused: {response.message}")
-        cycles = start + int(np.ceil(duration / self.model.cycle_time_s))
-        with self._wb_cycle_event:
-            if not self._wb_cycle_event.wait_for(lambda: self._wb_cycles >= cycles, duration + self.timeout_s):
-                raise ALMotionError(f"no joint_commands for {duration + self.timeout_s:.1f} s: "
-                                    "is the whole body node running?")
+        self._joint_commands_clock.wait_elapsed(start, float(duration), duration + self.timeout_s, "whole body node")
 
     # --- helpers -------------------------------------------------------------------------
     def _wb_check_effector(self, name: str) -> None:
@@ -161,8 +154,3 @@ class WholeBodyMethods:
             if time.monotonic() > deadline:
                 raise ALMotionError(f"{what} within {self.timeout_s} s")
             time.sleep(0.005)
-
-    def _wb_count_cycle(self, msg: JointState) -> None:
-        with self._wb_cycle_event:
-            self._wb_cycles += 1
-            self._wb_cycle_event.notify_all()
