@@ -1,6 +1,7 @@
 """HeadingCorrection on its own: planned steps -> executed steps turned by the measured heading error."""
 
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -93,6 +94,23 @@ def test_the_correction_is_bounded_per_step_and_an_absent_imu_holds_it():
     planner.advance_to(lift_s)
     hc.update(lift_s, planner.steps(), planner.feet, None, 0.0)  # IMU stale: the last error (0.5) counts
     assert hc.corrected_rad == pytest.approx(-0.02)
+
+
+def test_a_step_rebuilt_every_cycle_turns_once():
+    """The walk hands over a copy of a step at each cycle (its first step of each leg, rebased on
+    the actual feet): it is still the step that lifted off, and turns the plan once, not at every
+    cycle of its swing."""
+    planner = _walk()
+    hc = HeadingCorrection(PHASES, HeadingCorrectionConfig(max_step_correction_rad=0.01))
+    hc.reset(planner.feet, 0.0, 0.0)
+    first = planner.steps()[0]
+    lift_s = PHASES.swing_start_s(first)
+    for i in range(5):
+        t_s = lift_s + 0.01 * i
+        planner.advance_to(t_s)
+        copies = [replace(step) for step in planner.steps()]
+        hc.update(t_s, copies, planner.feet, 0.5, 0.0)
+    assert hc.corrected_rad == pytest.approx(-0.01)
 
 
 @pytest.mark.parametrize("kwargs", [{"gain": 1.5}, {"gain": -0.1}, {"max_step_correction_rad": 0.0},

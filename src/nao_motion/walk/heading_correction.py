@@ -67,6 +67,10 @@ class HeadingCorrectionConfig:
             raise ValueError(f"max_step_correction_rad must be in (0, 0.2], got {self.max_step_correction_rad!r}")
 
 
+def _same_step(a: Footstep, b: Footstep | None) -> bool:
+    return b is not None and a.leg is b.leg and a.start_s == b.start_s
+
+
 def rotation_about(x_m: float, y_m: float, angle_rad: float) -> Pose2D:
     """The rigid transform turning the plane by ``angle_rad`` about the point (x_m, y_m)."""
     c, s = math.cos(angle_rad), math.sin(angle_rad)
@@ -120,7 +124,12 @@ class HeadingCorrection:
                 self._leg_correction[leg] = self.correction
                 changed = True
         current = steps[0] if steps and steps[0].start_s <= t_s else None
-        if current is not None and current is not self._lifted and t_s >= self.phases.swing_start_s(current):
+        # A step is the same step from cycle to cycle by its leg and start, not by its object: a
+        # walk's first step of each leg is rebuilt every cycle (start_from_actual_feet), and a
+        # step taken for a new one turned C again at every cycle of its swing, by up to
+        # max_step_correction_rad each: the executed plan spun under the robot, which fell.
+        if (current is not None and not _same_step(current, self._lifted)
+                and t_s >= self.phases.swing_start_s(current)):
             self._lifted = current
             changed |= self._turn_about(feet.pose(current.support_leg), current.support_leg)
         if changed or not self._same_plan(steps, feet):
@@ -147,7 +156,7 @@ class HeadingCorrection:
         if (old_feet.left, old_feet.right, old_feet.last_moved) != (feet.left, feet.right, feet.last_moved) \
                 or len(old_steps) != len(steps):
             return False
-        return all(a is b for a, b in zip(old_steps, steps))
+        return all(a is b or a == b for a, b in zip(old_steps, steps))
 
     def _execute(self, steps: Sequence[Footstep], feet: FeetState) -> tuple[tuple[Footstep, ...], FeetState]:
         if self.correction == IDENTITY and all(c == IDENTITY for c in self._leg_correction.values()):
