@@ -17,7 +17,7 @@ import pytest
 rclpy = pytest.importorskip("rclpy")
 pytest.importorskip("mujoco")
 
-from conftest import NodeGroup  # noqa: E402
+from conftest import LOCKSTEP, NodeGroup  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from visualization_msgs.msg import MarkerArray  # noqa: E402
 
@@ -84,7 +84,7 @@ class Recorder:
 @pytest.fixture(scope="module")
 def suite(tmp_path_factory):
     nodes = NodeGroup(tmp_path_factory.mktemp("nodes"))
-    nodes.start(SIMULATOR, params={"real_time_factor": 0.5})
+    nodes.start(SIMULATOR, params=LOCKSTEP)
     nodes.start(SUITE_PROCESS, use_sim_time=True)
     rclpy.init()
     try:

@@ -188,7 +188,7 @@ def test_push_topples_the_robot(running):
 
 def test_lockstep_steps_once_per_command(running):
     _, probe = running
-    probe.set_params(lockstep=True)
+    probe.set_params(lockstep=True, lockstep_timeout_s=10.0)
     probe.spin(0.3)
     t0 = stamp_s(probe.last["clock"].clock)
     probe.spin(0.3)
@@ -198,6 +198,9 @@ def test_lockstep_steps_once_per_command(running):
         probe.commands.publish(JointState(name=["HeadYaw"], position=[0.0]))
         assert probe.spin(2.0, until=lambda stamp=stamp: probe.last["clock"].clock != stamp)
     assert stamp_s(probe.last["clock"].clock) == pytest.approx(t0 + 10 * MODEL.cycle_time_s, abs=1e-6)
+    # A controller gone quiet does not stop the world: the robot steps on its last command.
+    probe.set_params(lockstep_timeout_s=0.05)
+    assert probe.spin(2.0, until=lambda: stamp_s(probe.last["clock"].clock) >= t0 + 13 * MODEL.cycle_time_s - 1e-6)
     probe.set_params(lockstep=False, real_time_factor=2.0)
     assert probe.spin(2.0, until=lambda: stamp_s(probe.last["clock"].clock) > t0 + 0.2)
 

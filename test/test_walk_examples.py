@@ -1,6 +1,6 @@
 """NAOqi's ALMotion examples ported to examples/ (locomotion, the robot model, whole-body effector
 control), end to end: the simulator and the whole suite composed in one process, as users run it
-(sim time, half real time for headroom on 2 cores), each example driving it through the ALMotion
+(sim time; the simulator in lockstep, conftest.LOCKSTEP), each example driving it through the ALMotion
 client. What the robot did comes from the simulator's ground truth: its true torso pose, with the
 measured joints (FK) for the feet, arms and head, and its FSRs."""
 
@@ -15,7 +15,7 @@ import pytest
 rclpy = pytest.importorskip("rclpy")
 pytest.importorskip("mujoco")
 
-from conftest import NodeGroup, load_example  # noqa: E402
+from conftest import LOCKSTEP, NodeGroup, load_example  # noqa: E402
 from nav_msgs.msg import Odometry  # noqa: E402
 from rcl_interfaces.srv import GetParameters  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
@@ -102,7 +102,8 @@ class TrueTorso:
 @pytest.fixture(scope="module")
 def suite(tmp_path_factory):
     nodes = NodeGroup(tmp_path_factory.mktemp("walk_examples_logs"))
-    nodes.start(SIMULATOR, params={"real_time_factor": 0.5})
+    # At most half real time: the moveToward example's pauses are wall time, set for that.
+    nodes.start(SIMULATOR, params={**LOCKSTEP, "real_time_factor": 0.5})
     nodes.start(SUITE_PROCESS, use_sim_time=True)  # composed, as nao-motion sim and the demo run it
     rclpy.init()
     try:

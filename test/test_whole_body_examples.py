@@ -10,7 +10,7 @@ import pytest
 rclpy = pytest.importorskip("rclpy")
 pytest.importorskip("mujoco")
 
-from conftest import NodeGroup, load_example  # noqa: E402
+from conftest import LOCKSTEP, NodeGroup, load_example  # noqa: E402
 from nav_msgs.msg import Odometry  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
@@ -59,7 +59,7 @@ class GroundTruth:
 def suite(tmp_path):
     """Simulator, collision filter and whole body node, in this test run's domain, sim time."""
     nodes = NodeGroup(tmp_path)
-    nodes.start(SIMULATOR)
+    nodes.start(SIMULATOR, params=LOCKSTEP)
     for name in ("collision_filter", "whole_body"):
         nodes.start(next(s for s in NODES if s.executable == name), use_sim_time=True)
     rclpy.init()

@@ -55,7 +55,9 @@ and ranges there)
   ``real_time_factor`` (1.0 = wall time, 2.0 = twice as fast, 0 = as fast as possible; else in
   [0.01, 100]), ``push_duration_s`` (0.1, in (0, 10]), ``lockstep`` (false: when true the
   simulator steps one cycle per received joint_commands message, so a controller that answers
-  every joint_states runs deterministically, as fast as both can): changeable at run time.
+  every joint_states runs deterministically, at most at ``real_time_factor``; with no command
+  for ``lockstep_timeout_s`` of wall time (0.2, in (0, 10]) it steps on the last one, counted as
+  missed): changeable at run time.
 """
 
 from __future__ import annotations
@@ -127,6 +129,8 @@ RUN_TIME_PARAMETERS = {
     "push_duration_s": ParameterSpec(0.1, "duration (s, sim time) of a force received on `push`", minimum=0.0,
                                      maximum=10.0, exclusive_minimum=True),
     "lockstep": ParameterSpec(False, "step one cycle per joint_commands message"),
+    "lockstep_timeout_s": ParameterSpec(0.2, "lockstep: wall time (s) without a command after which the robot steps "
+                                             "on its last one", minimum=0.0, maximum=10.0, exclusive_minimum=True),
 }
 
 WORLD_FRAMES = ("", "world")
@@ -151,6 +155,7 @@ class SimulatorNode(Node):
         self._steady = Clock(clock_type=ClockType.STEADY_TIME)
         self._commands_since_step = 0  # joint_commands received since the last physics cycle
         self._commands_started = False
+        self._last_step_wall_s = time.monotonic()
         self.cycles = self.missed_cycles = 0
         self.catch_up_cycles = 0  # cycles stepped late, right after another, to keep real time
         self._was_fallen = False
@@ -285,7 +290,11 @@ class SimulatorNode(Node):
             self._commands_since_step += 1
             self._commands_started = True
         if self.params.values["lockstep"]:
-            if self._commands_since_step == 0:
+            # The controller's answer steps the robot. Without one for lockstep_timeout_s (no
+            # controller yet, or one that stalled) the robot steps on its last command, as a real
+            # one would: a controller that missed a joint_states would otherwise stop the world.
+            waited_s = time.monotonic() - self._last_step_wall_s
+            if self._commands_since_step == 0 and waited_s < self.params.values["lockstep_timeout_s"]:
                 return
             self._step_once()
             return
@@ -312,6 +321,7 @@ class SimulatorNode(Node):
         if self._commands_started and self._commands_since_step == 0:
             self.missed_cycles += 1
         self._commands_since_step = 0
+        self._last_step_wall_s = time.monotonic()
         try:
             state = self.sim.step()
         except SimulationDiverged as err:
