@@ -40,7 +40,11 @@ class ZmpReferenceConfig:
     """The ZMP point in each sole (m, sole frame): ahead of the ankle and toward the other foot."""
 
     forward_m: float = 0.015
-    inward_m: float = 0.01
+    # 2 cm: with the feet 0.16 m apart (NAOqi's widest stance, the cha-cha's sidesteps) and the
+    # ZMP 1 cm inside the support ankle, the other leg could not reach its foot at the walk's CoM
+    # height: its knee went straight in the double support before lift-off, the foot landed
+    # 7 mm low, the CoM stayed 8 mm high and the next walk started from there and fell.
+    inward_m: float = 0.02
 
     def __post_init__(self) -> None:
         if not (-0.03 <= self.forward_m <= 0.06 and 0.0 <= self.inward_m <= 0.03):
