@@ -37,6 +37,23 @@ def test_joint_state_image_equals_the_refilled_message():
     assert deserialize_message(bytes(image.buffer), JointState) == msg
 
 
+def test_a_marker_found_twice_is_made_again_with_other_markers(monkeypatch):
+    """Stale bytes of an earlier serialization can hold a marker where the serializer writes
+    nothing: the image is made again with other markers, not refused (a kinematics node failed
+    to start so now and then)."""
+    from nao_motion.ros import cdr
+
+    marker = cdr._float_marker
+    monkeypatch.setattr(cdr, "_float_marker", lambda k, salt=0: marker(0 if salt == 0 else k, salt))
+    msg = JointState(name=["HeadYaw", "HeadPitch"], position=[0.25, -0.5])
+    image = MessageImage(msg, ["position"])  # with the first markers, every field looks like the first
+    image.set_floats(np.array([0.75, 0.125]))
+    assert list(deserialize_message(bytes(image.buffer), JointState).position) == [0.75, 0.125]
+    monkeypatch.setattr(cdr, "_float_marker", lambda k, salt=0: marker(0, salt))
+    with pytest.raises(ValueError, match="not found exactly once"):
+        MessageImage(msg, ["position"])
+
+
 def test_nested_fields_and_message_fields_expand_in_declaration_order():
     feet = PoseArray(poses=[Pose(), Pose()])
     feet.header.frame_id = "wb_world"

@@ -43,8 +43,11 @@ LITTLE_ENDIAN_CDR = b"\x00\x01"  # the representation identifier of little-endia
 _PATH_PART = re.compile(r"([A-Za-z_]\w*)(?:\[(\d+)\])?")
 
 
-def _float_marker(k: int) -> float:
-    return math.ldexp(0x1ABCDE0000 + k, 900)  # exact, distinct, never a real value
+MARKER_TRIES = 4  # serializations with other markers before a field is declared not found
+
+
+def _float_marker(k: int, salt: int = 0) -> float:
+    return math.ldexp(0x1ABCDE0000 + (salt << 16) + k, 900)  # exact, distinct, never a real value
 
 
 def _resolve(msg: Any, path: str) -> tuple[Any, str, int | None]:
@@ -109,18 +112,16 @@ class MessageImage:
 
     def __init__(self, msg: Any, floats: Sequence[str] = (), stamps: Sequence[str] = ()):
         float_paths = _expand(msg, floats)
-        marked = deserialize_message(serialize_message(msg), type(msg))  # a deep copy
-        for k, path in enumerate(float_paths):
-            _assign(marked, path, _float_marker(k))
-        for k, path in enumerate(stamps):
-            _assign(marked, path, Time(sec=0x5A5A0000 + k, nanosec=0x2C2C0000 + k))
-        data = serialize_message(marked)
-        if data[:2] != LITTLE_ENDIAN_CDR:
-            raise ValueError("MessageImage needs little-endian CDR")
-        float_at = [_find_once(data, struct.pack("<d", _float_marker(k)), path, 8)
-                    for k, path in enumerate(float_paths)]
-        stamp_at = [_find_once(data, struct.pack("<iI", 0x5A5A0000 + k, 0x2C2C0000 + k), path, 4)
-                    for k, path in enumerate(stamps)]
+        for salt in range(MARKER_TRIES):
+            try:
+                data, float_at, stamp_at = self._marked(msg, float_paths, stamps, salt)
+                break
+            except ValueError:
+                # The serializer's buffer can hold an earlier serialization's bytes where this
+                # one writes nothing (padding): rarely, a marker among them. Other markers
+                # cannot be there too.
+                if salt == MARKER_TRIES - 1:
+                    raise
         self.buffer = bytearray(data)
         self._f64 = np.frombuffer(self.buffer, "<f8", (len(data) - ENCAPSULATION) // 8, ENCAPSULATION)
         self._u32 = np.frombuffer(self.buffer, "<u4", len(data) // 4)
@@ -137,6 +138,24 @@ class MessageImage:
     @property
     def float_count(self) -> int:
         return len(self._float_index)
+
+    @staticmethod
+    def _marked(msg: Any, float_paths: Sequence[str], stamps: Sequence[str], salt: int):
+        """The message serialized with markers in the fields; where each marker lies."""
+        marked = deserialize_message(serialize_message(msg), type(msg))  # a deep copy
+        for k, path in enumerate(float_paths):
+            _assign(marked, path, _float_marker(k, salt))
+        stamp_marks = [(0x5A5A0000 + (salt << 12) + k, 0x2C2C0000 + (salt << 12) + k) for k in range(len(stamps))]
+        for (sec, nanosec), path in zip(stamp_marks, stamps):
+            _assign(marked, path, Time(sec=sec, nanosec=nanosec))
+        data = serialize_message(marked)
+        if data[:2] != LITTLE_ENDIAN_CDR:
+            raise TypeError("MessageImage needs little-endian CDR")
+        float_at = [_find_once(data, struct.pack("<d", _float_marker(k, salt)), path, 8)
+                    for k, path in enumerate(float_paths)]
+        stamp_at = [_find_once(data, struct.pack("<iI", sec, nanosec), path, 4)
+                    for (sec, nanosec), path in zip(stamp_marks, stamps)]
+        return data, float_at, stamp_at
 
     def set_floats(self, values: np.ndarray) -> None:
         """All the float64 slots, in the order of ``floats`` (arrays element by element)."""
