@@ -191,13 +191,15 @@ def test_refused_commands_are_logged_throttled(suite):
     watcher, _, _ = suite
     pub = watcher.node.create_publisher(JointState, "joint_targets", 100)
     t0 = time.monotonic()
-    for k in range(300):  # 300 bad commands in 1.5 s, each bad differently
+    for k in range(300):  # 300 bad commands in 1.5 s (longer on a busy machine), each bad differently
         pub.publish(JointState(name=[f"Tail{k}"], position=[0.0]))
         time.sleep(0.005)
     time.sleep(0.5)
+    span_s = time.monotonic() - t0
     with watcher.cond:
         lines = [text for t, name, text in watcher.logs if t >= t0 and name == "collision_filter"]
-    assert 1 <= len(lines) <= 15, len(lines)
+    # At most FAMILY_LINES a second for the topic, however long the burst took to send.
+    assert 1 <= len(lines) <= FAMILY_LINES * math.ceil(span_s), (len(lines), span_s)
 
 
 def test_a_flood_of_move_init_calls_is_answered(suite):
