@@ -20,10 +20,8 @@ from ..kinematics import ForwardKinematics
 from ..model import NaoModel
 from ..ros.executor import CycleExecutor
 from ..ros.sampled import SampledSubscription
-
-
-class ALMotionError(RuntimeError):
-    """An ALMotion call that cannot be answered (bad argument, no data from the robot)."""
+from .cycle_clock import CycleClock
+from .errors import ALMotionError
 
 
 class ClientBase:
@@ -41,6 +39,8 @@ class ClientBase:
         # for the robot's streams): every message since the last read is merged.
         self._states = SampledSubscription(self.node, JointState, "joint_states", depth=20)
         self._commands = SampledSubscription(self.node, JointState, "joint_commands", depth=20)
+        # The blocking calls wait in the commanding node's time, the stamps of its commands.
+        self._joint_commands_clock = CycleClock(self.node, JointState, "joint_commands")
         self._executor = CycleExecutor()
         self._executor.add_node(self.node)
         self._thread = threading.Thread(target=self._executor.spin, daemon=True)

@@ -16,11 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from rclpy.node import Node
-from sensor_msgs.msg import JointState
 
 from ..ros.conversions import stamp_seconds
 from ..ros.qos import CYCLE_QOS
-from .client_base import ALMotionError
+from .errors import ALMotionError
 
 
 @dataclass(frozen=True)
@@ -93,9 +92,3 @@ class CycleClock:
                 self._cond.wait(remaining_s)
             return self._latest
 
-
-def joint_commands_clock(client) -> CycleClock:
-    """The client's clock on ``joint_commands`` (its ``_joint_commands_clock``), made by whichever
-    of its method groups asks first: they share one subscription, so that the script's process
-    wakes once per command."""
-    return getattr(client, "_joint_commands_clock", None) or CycleClock(client.node, JointState, "joint_commands")

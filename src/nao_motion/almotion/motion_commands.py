@@ -30,7 +30,7 @@ from ..joint_input import JointInputError
 from ..postures import posture
 from ..ros.qos import CYCLE_QOS
 from .client_base import ALMotionError
-from .cycle_clock import Tick, joint_commands_clock
+from .cycle_clock import Tick
 
 SETTLED_CYCLES = 10  # the same command this many times running: the motion is over
 SETTLED_RAD = 1e-6
@@ -50,7 +50,6 @@ class MotionCommandMethods:
         self._trajectory_pub = self.node.create_publisher(JointTrajectory, "joint_trajectory", CYCLE_QOS)
         self._stiffness_pub = self.node.create_publisher(JointState, "joint_stiffness", CYCLE_QOS)
         self._settled_topics: set[str] = set()
-        self._joint_commands_clock = joint_commands_clock(self)
 
     # --- NAOqi methods ------------------------------------------------------------------
     def setAngles(self, names, angles, fractionMaxSpeed: float) -> None:

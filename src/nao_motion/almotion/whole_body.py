@@ -26,7 +26,6 @@ from std_srvs.srv import SetBool, Trigger
 from ..wholebody.modes import (BALANCE_NOT_ACTIVATED, EFFECTORS, SUPPORT_FEET, SUPPORT_LEGS, check_effector,
                                check_effector_enabled, check_support_leg, parse_foot_state)
 from .client_base import ALMotionError
-from .cycle_clock import joint_commands_clock
 
 WHOLE_BODY_NODE = "whole_body"
 
@@ -46,9 +45,6 @@ class WholeBodyMethods:
                                         f"{WHOLE_BODY_NODE}/effector/{name}", 10)
             for name in EFFECTORS
         }
-        # wbGoToBalance waits in the node's time, the stamps of its joint_commands (sim time under
-        # use_sim_time, however fast the robot's joint_states come).
-        self._joint_commands_clock = joint_commands_clock(self)
 
     # --- NAOqi methods ------------------------------------------------------------------
     def wbEnable(self, isEnabled: bool) -> None:
