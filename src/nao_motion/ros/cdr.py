@@ -89,6 +89,10 @@ def _expand(msg: Any, paths: Sequence[str]) -> list[str]:
     return out
 
 
+class MarkerNotFound(ValueError):
+    """A marker not found exactly once in a serialized message."""
+
+
 def _find_once(data: bytes, pattern: bytes, what: str, alignment: int) -> int:
     """Where `pattern` lies in the payload at a multiple of `alignment`. Unaligned matches are
     not fields: the serializer's padding bytes are left as they were in its buffer, and could
@@ -99,7 +103,7 @@ def _find_once(data: bytes, pattern: bytes, what: str, alignment: int) -> int:
             found.append(at)
         at = data.find(pattern, at + 1)
     if len(found) != 1:
-        raise ValueError(f"{what}: not found exactly once in the serialized message")
+        raise MarkerNotFound(f"{what}: not found exactly once in the serialized message")
     return found[0]
 
 
@@ -116,10 +120,10 @@ class MessageImage:
             try:
                 data, float_at, stamp_at = self._marked(msg, float_paths, stamps, salt)
                 break
-            except ValueError:
+            except MarkerNotFound:
                 # The serializer's buffer can hold an earlier serialization's bytes where this
-                # one writes nothing (padding): rarely, a marker among them. Other markers
-                # cannot be there too.
+                # one writes nothing (padding): rarely, a marker among them. Stale bytes match
+                # the next markers no more.
                 if salt == MARKER_TRIES - 1:
                     raise
         self.buffer = bytearray(data)
@@ -150,7 +154,7 @@ class MessageImage:
             _assign(marked, path, Time(sec=sec, nanosec=nanosec))
         data = serialize_message(marked)
         if data[:2] != LITTLE_ENDIAN_CDR:
-            raise TypeError("MessageImage needs little-endian CDR")
+            raise ValueError("MessageImage needs little-endian CDR")
         float_at = [_find_once(data, struct.pack("<d", _float_marker(k, salt)), path, 8)
                     for k, path in enumerate(float_paths)]
         stamp_at = [_find_once(data, struct.pack("<iI", sec, nanosec), path, 4)
