@@ -39,7 +39,9 @@ def suite_actions(use_sim_time):
             package="nao_motion", executable=spec.executable, name=spec.executable, output="screen",
             parameters=[PathJoinSubstitution([share, "config", spec.config]),
                         {"nao_version": LaunchConfiguration("nao_version"), "use_sim_time": use_sim_time}],
-            remappings=list(spec.remaps.items()) + robot_remaps, condition=separate,
+            # A node's own remap onto a robot topic goes to the driver's name (rcl does not chain rules).
+            remappings=[(source, LaunchConfiguration(f"{target}_topic") if target in ROBOT_TOPICS else target)
+                        for source, target in spec.remaps.items()] + robot_remaps, condition=separate,
         )
         for spec in suite_nodes()
     ]

@@ -27,7 +27,10 @@ from nao_motion.ros.qos import CYCLE_QOS  # noqa: E402
 from nao_motion.suite import NODES  # noqa: E402
 
 FILTER = next(spec for spec in NODES if spec.executable == "collision_filter")
-STANDALONE = {"joint_commands": "joint_commands"}  # the filter drives the robot (the suite remaps it)
+# The filter drives the robot (the suite remaps its output to the whole body and its
+# robot_commands to the whole body's joint_commands); this test plays the whole body's command.
+STANDALONE = {"joint_commands": "joint_commands",
+              "collision_filter/robot_commands": "collision_filter/robot_commands"}
 MODEL = NaoModel()
 LARM = ["LShoulderPitch", "LShoulderRoll", "LElbowYaw", "LElbowRoll"]
 LARM_IDX = [MODEL.joint_index(n) for n in LARM]
@@ -376,3 +379,36 @@ def test_almotion_waits_by_the_filters_clock_whatever_the_rate_of_joint_states(r
             with robot.cond:
                 robot.states_period_s = 0.0
     go_home(robot)
+
+
+def test_a_motion_starts_from_the_robots_command_where_another_node_moved_the_joints(running):
+    """In the suite the whole body's walk or balance moves the legs away from the filter's
+    command: a new motion of a joint no motion drives starts where the robot's command is (no
+    jump back to where the filter left it); the other joints keep the filter's command."""
+    _, robot = running
+    lknee, rknee = MODEL.joint_index("LKneePitch"), MODEL.joint_index("RKneePitch")
+    before = robot.settle()
+    moved = before.copy()
+    moved[lknee] -= 0.2  # where the walk left the legs
+    moved[rknee] -= 0.2
+    robot_pub = robot.node.create_publisher(JointState, "collision_filter/robot_commands", CYCLE_QOS)
+    try:
+        msg = JointState(name=list(MODEL.joint_names), position=moved.tolist())
+        for _ in range(50):  # discovery; then the command the robot has, fresh
+            msg.header.stamp = robot.node.get_clock().now().to_msg()
+            robot_pub.publish(msg)
+            time.sleep(0.02)
+        since = robot.count()
+        send_targets(robot, ["LKneePitch"], [before[lknee] - 0.3], [0.5])
+        last = robot.settle(since)
+        with robot.cond:
+            knees = np.array([q[[lknee, rknee]] for q in robot.commands[since:]])
+        assert knees[0, 0] == pytest.approx(moved[lknee], abs=0.5 * 0.011)  # from there, one cycle on
+        assert np.all(np.diff(knees[:, 0]) <= 1e-9)  # straight on, never back first
+        assert last[lknee] == pytest.approx(before[lknee] - 0.3, abs=1e-6)
+        np.testing.assert_allclose(knees[:, 1], before[rknee], atol=1e-9)  # no motion: the filter's own
+    finally:
+        robot.node.destroy_publisher(robot_pub)
+        since = robot.count()
+        send_targets(robot, ["LKneePitch"], [before[lknee]], [2.0])
+        robot.settle(since)

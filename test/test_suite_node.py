@@ -10,7 +10,7 @@ from ros_probe import SpinningProbe  # noqa: E402
 
 from rcl_interfaces.srv import GetParameters  # noqa: E402
 
-from nao_motion.nodes.suite_node import process_parameters  # noqa: E402
+from nao_motion.nodes.suite_node import node_arguments, process_parameters, process_remaps  # noqa: E402
 from nao_motion.suite import SUITE_PROCESS, suite_nodes  # noqa: E402
 
 
@@ -20,6 +20,20 @@ def test_process_parameters_are_the_p_values_after_ros_args():
     assert [(p.name, p.value) for p in process_parameters(argv)] == [
         ("nao_version", "V6"), ("use_sim_time", True), ("stale_timeout_s", 0.25)]
     assert process_parameters(["suite_node", "-p", "x:=1"]) == []  # not a ROS argument
+
+
+def test_a_nodes_remap_onto_a_topic_the_process_remaps_follows_it():
+    """rcl takes a node's own rule before the process's and does not chain them: the collision
+    filter's robot_commands:=joint_commands must follow the process's joint_commands:=<driver's>."""
+    argv = ["suite_node", "--ros-args", "-r", "joint_commands:=/effectors/joint_positions",
+            "-r", "walk:cmd_vel:=x", "-p", "a:=b"]
+    remaps = process_remaps(argv)
+    assert remaps == {"joint_commands": "/effectors/joint_positions"}  # node-prefixed rules are the node's
+    spec = next(s for s in suite_nodes() if s.executable == "collision_filter")
+    args = node_arguments(spec, remaps)
+    assert "collision_filter/robot_commands:=/effectors/joint_positions" in args
+    assert "joint_commands:=collision_filter/safe_joint_commands" in args
+    assert "collision_filter/robot_commands:=joint_commands" in node_arguments(spec)
 
 
 @pytest.fixture(scope="module")

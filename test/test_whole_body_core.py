@@ -314,6 +314,33 @@ def test_walk_references_move_the_com_and_the_swing_foot():
     assert result.mode is Mode.PASS_THROUGH
 
 
+def test_after_a_walk_the_legs_stay_where_it_left_them_until_their_wish_changes():
+    """NAOqi: the legs keep the walk's pose; taken back to the wish from before the walk they
+    would drag the feet, planted elsewhere now. Other joints go back to their wish; a leg wish
+    that changes (a posture, moveInit) moves the legs again."""
+    b = standing(enable=False)
+    wish = b.q.copy()
+    left, right = sole_poses(b)
+    com = b.step(wish).com_world_m.copy()
+    arm = MODEL.joint_index("LShoulderPitch")
+    for _ in range(100):  # the COM lower, as the walk's
+        b.step(wish, WalkReference(com + [0.0, 0.0, -0.01], left, right, "Legs"))
+    walked = b.q.copy()
+    legs = np.array([j.chain in ("LLeg", "RLeg") for j in MODEL.joints])
+    assert np.max(np.abs(walked[legs] - wish[legs])) > 0.02
+    wish[arm] += 0.1  # an arm whose wish moved meanwhile goes there
+    for _ in range(100):
+        result = b.step(wish)
+        assert result.mode is Mode.PASS_THROUGH
+    np.testing.assert_array_equal(b.q[legs], walked[legs])
+    assert b.q[arm] == pytest.approx(wish[arm])
+    knee = MODEL.joint_index("LKneePitch")
+    wish[knee] = walked[knee] + 0.05  # a motion for the legs: they follow their wish again
+    for _ in range(100):
+        b.step(wish)
+    assert b.q[knee] == pytest.approx(wish[knee])
+
+
 def test_go_to_balance_moves_the_com_over_the_support_foot():
     b = standing()
     b.go_to_balance("RLeg", 1.0)

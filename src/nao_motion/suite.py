@@ -23,10 +23,12 @@ class NodeSpec:
 
 NODES: tuple[NodeSpec, ...] = (
     NodeSpec("kinematics", "nao_motion.nodes.kinematics_node", "kinematics.yaml", node_class="KinematicsNode"),
-    # Its robot-facing joint_commands feed the whole-body node, which owns joint_commands; alone
-    # (no whole-body node) it drives the robot with remaps={"joint_commands": "joint_commands"}.
+    # Its robot-facing joint_commands feed the whole-body node, which owns joint_commands and
+    # whose command the filter's motions start from; alone (no whole-body node) it drives the
+    # robot with no remaps.
     NodeSpec("collision_filter", "nao_motion.nodes.collision_filter_node", "collision_filter.yaml",
-             remaps={"joint_commands": "collision_filter/safe_joint_commands"}, node_class="CollisionFilterNode"),
+             remaps={"joint_commands": "collision_filter/safe_joint_commands",
+                     "collision_filter/robot_commands": "joint_commands"}, node_class="CollisionFilterNode"),
     NodeSpec("whole_body", "nao_motion.nodes.whole_body_node", "whole_body.yaml", node_class="WholeBodyNode"),
     NodeSpec("footstep_planner", "nao_motion.nodes.footstep_planner_node", "footstep_planner.yaml",
              node_class="FootstepPlannerNode"),

@@ -351,6 +351,13 @@ class CollisionAvoidance:
         self._solver.reset_warm_start()
         self._started = True
 
+    def take_over(self, q: np.ndarray, joints: np.ndarray) -> None:
+        """The command of `joints` (bool, model order) becomes `q`'s: where another node moved the
+        robot (the whole body's walk or balance), the next motion starts from there."""
+        np.copyto(self.command, q, where=joints)
+        self.command = self.model.clip_to_limits(self.model.mimic_hip_yaw_pitch(self.command))
+        self._state_valid = False
+
     def step(self, q_wish: np.ndarray, stiffness: np.ndarray | None = None,
              q_measured: np.ndarray | None = None) -> AvoidanceResult:
         """One cycle: the safe command closest to `q_wish` (26 joints, rad), also kept as `command`.

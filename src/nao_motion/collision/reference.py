@@ -135,6 +135,7 @@ class JointReference:
         self.model = model
         self.q = model.zero_configuration()
         self._motions: list[_Motion] = []
+        self._driven = np.zeros(model.n_joints, dtype=bool)
 
     def reset(self, q: np.ndarray) -> None:
         self.q[:] = q
@@ -143,6 +144,17 @@ class JointReference:
     @property
     def moving(self) -> bool:
         return bool(self._motions)
+
+    def driven(self) -> np.ndarray:
+        """The joints a motion under way drives (bool, model order; the reference's buffer)."""
+        self._driven.fill(False)
+        for motion in self._motions:
+            self._driven[motion.indices] = True
+        return self._driven
+
+    def take_over(self, q: np.ndarray, joints: np.ndarray) -> None:
+        """`joints` (bool, model order; none driven by a motion) wish `q`'s values from now on."""
+        np.copyto(self.q, q, where=joints)
 
     def move_to(self, targets: Targets, start: np.ndarray, now_s: float) -> float:
         """Straight line from `start` (the current command) to the targets; returns its duration (s)."""

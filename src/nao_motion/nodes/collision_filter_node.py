@@ -17,6 +17,12 @@ Subscriptions
   ``joint_states`` (sensor_msgs/JointState): measured positions. Nothing is commanded before every
       kinematic joint has been measured once; the first command is the measured pose (no jump);
       limp joints follow it.
+  ``collision_filter/robot_commands`` (sensor_msgs/JointState, read when a motion starts): the
+      command the robot last got. In the full suite this is the whole-body node's
+      ``joint_commands``: a walk or the balancer moves joints away from the filter's command, and
+      a new target or trajectory for a joint no motion of the filter drives starts from where
+      the robot's command is, not from where the filter left it (no jump back). Alone, nothing
+      publishes it and motions start from the filter's own command.
   ``joint_stiffness`` (sensor_msgs/JointState): stiffness 0..1 in ``effort`` (the simulator's
       convention: an empty ``name`` list with one value sets every joint; values outside 0..1
       are clamped). Until a message arrives every joint counts as stiff (stiffness 1).
@@ -86,8 +92,10 @@ from ..ros.node_tools import (
     throttled_warning,
 )
 from ..ros.qos import CYCLE_QOS, LATEST_QOS
+from ..ros.sampled import SampledSubscription
 
 KEEP_ALIVE_S = 0.5
+ROBOT_COMMAND_FRESH_S = 0.25  # an older robot command is not the robot's any more (its sender stopped)
 SETTLED_RAD = 1e-9  # a command that moves less than this between two cycles has settled (QP round-off)
 MARKER_PERIOD_S = 0.1
 DEFAULT_SPEED_FRACTION = 0.3  # of each joint's maximum speed, for joint_targets without velocities
@@ -133,6 +141,12 @@ class CollisionFilterNode(Node):
         self.create_subscription(JointTrajectory, "joint_trajectory", self.on_trajectory, CYCLE_QOS)
         self.create_subscription(JointState, "joint_states", self.on_joint_states, LATEST_QOS, raw=True)
         self.create_subscription(JointState, "joint_stiffness", self.on_stiffness, CYCLE_QOS)
+        self.robot_commands_sub = SampledSubscription(self, JointState, "collision_filter/robot_commands", raw=True)
+        self.robot_commands_reader = JointStateReader(self.model)
+        self.robot_command = np.zeros(n)
+        self.robot_command_received = np.zeros(n, dtype=bool)
+        self.robot_command_s = -np.inf
+        self.taken_over = np.zeros(n, dtype=bool)
         self.obstacle_input = ObstacleInput(self, self.filter.fk)
         for chain in PROTECTION_CHAINS:
             self.create_service(SetBool, f"collision_filter/set_protection/{chain}",
@@ -199,6 +213,7 @@ class CollisionFilterNode(Node):
         if not self.started:
             self._reject("joint_targets", "no joint_states received yet")
             return
+        self._start_from_robot_command(targets.indices)
         self.reference.move_to(targets, self.filter.command, self._now_s())
 
     def on_trajectory(self, msg: JointTrajectory) -> None:
@@ -212,8 +227,30 @@ class CollisionFilterNode(Node):
         if not self.started:
             self._reject("joint_trajectory", "no joint_states received yet")
             return
+        self._start_from_robot_command(trajectory.indices)
         stamp_s = stamp_seconds(msg.header.stamp)
         self.reference.follow(trajectory, self.filter.command, stamp_s if stamp_s > 0.0 else self._now_s())
+
+    def _start_from_robot_command(self, indices: np.ndarray) -> None:
+        """The joints of a new motion that no motion of the filter drives start from the robot's
+        command where it differs from the filter's (another node moved them)."""
+        data = self.robot_commands_sub.take_latest()
+        if data is not None:
+            stamp = merge_joint_state(self, "collision_filter/robot_commands", self.robot_commands_reader, data,
+                                      self.robot_command, self.robot_command_received)
+            if stamp is not None:
+                self.robot_command_s = stamp_seconds(stamp)
+        if abs(self._now_s() - self.robot_command_s) > ROBOT_COMMAND_FRESH_S:
+            return
+        taken = self.taken_over
+        taken.fill(False)
+        taken[indices] = True
+        taken &= self.robot_command_received & ~self.reference.driven()
+        taken &= self.robot_command != self.filter.command
+        if taken.any():
+            self.filter.take_over(self.robot_command, taken)
+            self.reference.take_over(self.filter.command, taken)
+            self.settled = False
 
     def on_joint_states(self, data: bytes) -> None:
         if merge_joint_state(self, "joint_states", self.states_reader, data, self.measured,

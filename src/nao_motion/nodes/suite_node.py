@@ -33,15 +33,34 @@ from ..ros.qos import LATEST_QOS
 from ..suite import NodeSpec, suite_nodes
 
 
-def node_arguments(spec: NodeSpec) -> list[str]:
-    """The node's own command-line arguments: its parameter file and its remaps."""
+def node_arguments(spec: NodeSpec, process_remaps: dict[str, str] | None = None) -> list[str]:
+    """The node's own command-line arguments: its parameter file and its remaps.
+
+    A node's own remap is applied instead of the process's (rcl takes the first rule that
+    matches and does not chain them): a remap onto a topic the process remaps (the collision
+    filter's ``collision_filter/robot_commands:=joint_commands`` with the process's
+    ``joint_commands:=/effectors/joint_positions``) goes where the process's rule sends it."""
+    process_remaps = process_remaps or {}
     args = ["--ros-args"]
     config = config_file(spec.config)
     if config.exists():
         args += ["--params-file", str(config)]
     for source, target in spec.remaps.items():
-        args += ["-r", f"{source}:={target}"]
+        args += ["-r", f"{source}:={process_remaps.get(target, target)}"]
     return args
+
+
+def _ros_argument_pairs(argv: list[str], flags: tuple[str, ...]) -> list[tuple[str, str]]:
+    """The ``flag name:=value`` pairs of the process's ROS arguments."""
+    pairs, ros_args = [], False
+    for i, arg in enumerate(argv):
+        if arg == "--ros-args":
+            ros_args = True
+        elif arg == "--":
+            ros_args = False
+        elif ros_args and arg in flags and i + 1 < len(argv) and ":=" in argv[i + 1]:
+            pairs.append(tuple(argv[i + 1].split(":=", 1)))
+    return pairs
 
 
 def process_parameters(argv: list[str]) -> list[Parameter]:
@@ -49,21 +68,17 @@ def process_parameters(argv: list[str]) -> list[Parameter]:
 
     rcl applies a node's own arguments (its parameter file) after the process's: given as
     overrides, the process's values win, as on a node's own command line."""
-    overrides, ros_args = [], False
-    for i, arg in enumerate(argv):
-        if arg == "--ros-args":
-            ros_args = True
-        elif arg == "--":
-            ros_args = False
-        elif ros_args and arg in ("-p", "--param") and i + 1 < len(argv) and ":=" in argv[i + 1]:
-            name, value = argv[i + 1].split(":=", 1)
-            overrides.append(Parameter(name, value=yaml.safe_load(value)))
-    return overrides
+    return [Parameter(name, value=yaml.safe_load(value)) for name, value in _ros_argument_pairs(argv, ("-p", "--param"))]
 
 
-def node_factory(spec: NodeSpec, overrides: list[Parameter]):
+def process_remaps(argv: list[str]) -> dict[str, str]:
+    """The process's ``-r topic:=topic`` remaps that apply to every node (no ``node:`` prefix)."""
+    return {source: target for source, target in _ros_argument_pairs(argv, ("-r", "--remap")) if ":" not in source}
+
+
+def node_factory(spec: NodeSpec, overrides: list[Parameter], remaps: dict[str, str] | None = None):
     node_class = getattr(importlib.import_module(spec.module), spec.node_class)
-    return partial(node_class, cli_args=node_arguments(spec), parameter_overrides=overrides)
+    return partial(node_class, cli_args=node_arguments(spec, remaps), parameter_overrides=overrides)
 
 
 # Served first (see the module docstring); the others' results have a cycle of slack (the walk's
@@ -115,9 +130,10 @@ def prepare(nodes: list) -> None:
 
 
 def main(args=None) -> None:
-    overrides = process_parameters(sys.argv if args is None else args)
+    argv = sys.argv if args is None else args
+    overrides, remaps = process_parameters(argv), process_remaps(argv)
     specs = sorted(suite_nodes(), key=lambda spec: spec.executable != FIRST)
-    run_nodes([node_factory(spec, overrides) for spec in specs], args, prepare)
+    run_nodes([node_factory(spec, overrides, remaps) for spec in specs], args, prepare)
 
 
 if __name__ == "__main__":

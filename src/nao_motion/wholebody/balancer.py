@@ -305,6 +305,7 @@ class WholeBodyBalancer:
         self._motor_step = np.zeros(len(self._motor))
         chain_of_motor = np.array([model.joints[i].chain for i in self._motor])
         self._upper_body = {chain: chain_of_motor == chain for chain in ("Head", "LArm", "RArm")}
+        self._legs = np.array([joint.chain in ("LLeg", "RLeg") for joint in model.joints])
         self._x = np.zeros(self.n)
         self._last_twist = np.zeros(6)
         self._com_world = np.zeros(3)
@@ -593,6 +594,9 @@ class WholeBodyBalancer:
             for foot in FEET:
                 self._capture_foot(foot, state)
             self._walk_support = None
+            # NAOqi: the legs stay where the walk left them until a motion moves them. Taken back
+            # to a wish from before the walk, they would move the feet, planted elsewhere now.
+            self._pursuing &= ~self._legs
         self.mode = Mode.BALANCING if self.enabled else Mode.PASS_THROUGH
 
     def _follow_measured(self, q_measured: np.ndarray) -> None:
@@ -611,7 +615,8 @@ class WholeBodyBalancer:
         returned to at ``pass_through_return_speed_radps`` when the joint left a wish that holds
         (a walk or the balancer moved it).
         After wbEnable(False), a joint is held where the balancer left it until its wish changes
-        (all of them taken back at once, without balance, the pose of a reach could topple it).
+        (all of them taken back at once, without balance, the pose of a reach could topple it);
+        after a walk, the legs are.
 
         A command that stays where it is (standing still, the usual case) gives the last cycle's
         result again: its frame, COM and polygon cost most of a standing whole-body cycle."""
