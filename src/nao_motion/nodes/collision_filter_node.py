@@ -1,11 +1,11 @@
 """Collision filter node: joint targets and trajectories in, self-collision-free joint commands out.
 
-A thin adapter over :mod:`nao_motion.collision` (reference.py: the wish per cycle;
-avoidance.py: NAOqi's avoidance QP). Its cycle runs on each ``joint_states`` message (the robot's
-motion cycle): it samples the wish at the node's clock (``use_sim_time`` is followed), filters it
-and publishes the command. Once the command has settled (no motion under way, no limp joint, the
-same command two cycles running) it rests: no QP, the command repeated every 0.5 s, until a
-target, a trajectory, a stiffness or a parameter change wakes it.
+Decode -> :class:`nao_motion.collision.filter_cycle.CollisionFilterCycle` (the wish per cycle,
+NAOqi's avoidance QP, resting) -> publish. Its cycle runs on each ``joint_states`` message (the
+robot's motion cycle): it samples the wish at the node's clock (``use_sim_time`` is followed),
+filters it and publishes the command. Once the command has settled (no motion under way, no limp
+joint, the same command two cycles running) it rests: no QP, the command repeated every 0.5 s,
+until a target, a trajectory, a stiffness, an obstacle or a parameter change wakes it.
 
 Subscriptions
   ``joint_targets`` (sensor_msgs/JointState): target ``position`` per named joint, reached in a
@@ -72,9 +72,10 @@ from std_srvs.srv import SetBool
 from trajectory_msgs.msg import JointTrajectory
 from visualization_msgs.msg import Marker, MarkerArray
 
-from ..collision.avoidance import AvoidanceConfig, CollisionAvoidance, Outcome
+from ..collision.avoidance import AvoidanceConfig, Outcome
+from ..collision.filter_cycle import CollisionFilterCycle
 from ..collision.pairs import PROTECTION_CHAINS, protected_arms
-from ..collision.reference import JointReference, parse_targets, parse_trajectory
+from ..collision.reference import parse_targets, parse_trajectory
 from ..joint_input import JointInputError, parse_joint_values, parse_stiffness
 from ..model import NaoModel
 from ..qp import clearance
@@ -96,7 +97,6 @@ from ..ros.sampled import SampledSubscription
 
 KEEP_ALIVE_S = 0.5
 ROBOT_COMMAND_FRESH_S = 0.25  # an older robot command is not the robot's any more (its sender stopped)
-SETTLED_RAD = 1e-9  # a command that moves less than this between two cycles has settled (QP round-off)
 MARKER_PERIOD_S = 0.1
 DEFAULT_SPEED_FRACTION = 0.3  # of each joint's maximum speed, for joint_targets without velocities
 
@@ -107,8 +107,8 @@ class CollisionFilterNode(Node):
         declare_thread_priority(self)
         version = declare_startup(self, {"nao_version": NAO_VERSION})["nao_version"]
         self.model = NaoModel(version)
-        self.filter = CollisionAvoidance(self.model)
-        self.reference = JointReference(self.model)
+        self.cycle = CollisionFilterCycle(self.model)
+        self.filter = self.cycle.avoidance
         n = self.model.n_joints
         self.measured = np.zeros(n)
         self.received = np.zeros(n, dtype=bool)
@@ -116,8 +116,6 @@ class CollisionFilterNode(Node):
         self.required = np.array([j in self.filter.fk.joint_names and j != "RHipYawPitch"
                                   for j in self.model.joint_names])
         self.stiffness = np.ones(n)
-        self.limp = np.zeros(n, dtype=bool)
-        self.started = False
         defaults = self.filter.config
         self.params = ValidatedParameters(self, {
             "protected_chains": ParameterSpec(["Arms"], "chains protected against self-collision",
@@ -146,7 +144,6 @@ class CollisionFilterNode(Node):
         self.robot_command = np.zeros(n)
         self.robot_command_received = np.zeros(n, dtype=bool)
         self.robot_command_s = -np.inf
-        self.taken_over = np.zeros(n, dtype=bool)
         self.obstacle_input = ObstacleInput(self, self.filter.fk)
         for chain in PROTECTION_CHAINS:
             self.create_service(SetBool, f"collision_filter/set_protection/{chain}",
@@ -159,12 +156,7 @@ class CollisionFilterNode(Node):
         self.last_markers_s = -np.inf
         self.diagnostics = CycleDiagnostics(self, "collision_filter", self.model.cycle_time_s)
         self.diagnostics.set_status(DiagnosticStatus.WARN, "waiting for joint_states")
-        # The cycle runs on each joint_states (the robot's cycle). Once the command has settled
-        # (no motion, no limp joint, the same command twice) nothing can change it until an input
-        # does: the filter rests and repeats its command every KEEP_ALIVE_S for late joiners.
-        self.settled = False
-        self.last_result = None
-        self.last_q = np.zeros(self.model.n_joints)
+        # Resting (the cycle settled), the command is repeated every KEEP_ALIVE_S for late joiners.
         self.last_publish_s = -np.inf
         self.clock_watch = ClockWatch(self, "the motion under way stopped where it was")
         self.get_logger().info(
@@ -181,7 +173,7 @@ class CollisionFilterNode(Node):
         return self._config(values).validate()
 
     def _apply(self, values: dict) -> None:
-        self.settled = False
+        self.cycle.wake()
         self.filter.update_config(self._config(values))
         self.speed_fraction = values["max_speed_fraction"]
 
@@ -210,11 +202,10 @@ class CollisionFilterNode(Node):
         except JointInputError as err:
             self._reject("joint_targets", str(err))
             return
-        if not self.started:
+        if not self.cycle.started:
             self._reject("joint_targets", "no joint_states received yet")
             return
-        self._start_from_robot_command(targets.indices)
-        self.reference.move_to(targets, self.filter.command, self._now_s())
+        self.cycle.move_to(targets, self._now_s(), *self._robot_command())
 
     def on_trajectory(self, msg: JointTrajectory) -> None:
         try:
@@ -224,33 +215,22 @@ class CollisionFilterNode(Node):
         except JointInputError as err:
             self._reject("joint_trajectory", str(err))
             return
-        if not self.started:
+        if not self.cycle.started:
             self._reject("joint_trajectory", "no joint_states received yet")
             return
-        self._start_from_robot_command(trajectory.indices)
         stamp_s = stamp_seconds(msg.header.stamp)
-        self.reference.follow(trajectory, self.filter.command, stamp_s if stamp_s > 0.0 else self._now_s())
+        self.cycle.follow(trajectory, stamp_s if stamp_s > 0.0 else self._now_s(), *self._robot_command())
 
-    def _start_from_robot_command(self, indices: np.ndarray) -> None:
-        """The joints of a new motion that no motion of the filter drives start from the robot's
-        command where it differs from the filter's (another node moved them)."""
+    def _robot_command(self) -> tuple[np.ndarray | None, np.ndarray]:
+        """The robot's command now (None: none fresh) and the joints it has."""
         data = self.robot_commands_sub.take_latest()
         if data is not None:
             stamp = merge_joint_state(self, "collision_filter/robot_commands", self.robot_commands_reader, data,
                                       self.robot_command, self.robot_command_received)
             if stamp is not None:
                 self.robot_command_s = stamp_seconds(stamp)
-        if abs(self._now_s() - self.robot_command_s) > ROBOT_COMMAND_FRESH_S:
-            return
-        taken = self.taken_over
-        taken.fill(False)
-        taken[indices] = True
-        taken &= self.robot_command_received & ~self.reference.driven()
-        taken &= self.robot_command != self.filter.command
-        if taken.any():
-            self.filter.take_over(self.robot_command, taken)
-            self.reference.take_over(self.filter.command, taken)
-            self.settled = False
+        fresh = abs(self._now_s() - self.robot_command_s) <= ROBOT_COMMAND_FRESH_S
+        return (self.robot_command if fresh else None), self.robot_command_received
 
     def on_joint_states(self, data: bytes) -> None:
         if merge_joint_state(self, "joint_states", self.states_reader, data, self.measured,
@@ -266,39 +246,28 @@ class CollisionFilterNode(Node):
         if np.any((parsed.values < 0.0) | (parsed.values > 1.0)):
             throttled_warning(self, "stiffness_range", "stiffness outside 0..1 clamped")
         self.stiffness[parsed.indices] = np.clip(parsed.values, 0.0, 1.0)
-        self.settled = False
+        self.cycle.wake()
 
     # --- cycle ------------------------------------------------------------------------------
     def on_cycle(self) -> None:
         start = time.perf_counter()
-        if not self.started:
+        cycle = self.cycle
+        if not cycle.started:
             if not np.all(self.received[self.required]):
                 return
-            self.filter.reset(self.measured)
-            self.reference.reset(self.filter.command)
-            self.started = True
+            cycle.start(self.measured)
             self.diagnostics.set_status(DiagnosticStatus.OK, "ok")
         now_s = self._now_s()
         if self.clock_watch.went_back(now_s):
-            # The motion under way is timed on the old clock: it stops where the command is.
-            self.reference.reset(self.filter.command)
+            cycle.restart_clock()
             self.last_publish_s = self.last_markers_s = -np.inf
-            self.settled = False
-        np.less(self.stiffness, self.filter.config.limp_stiffness, out=self.limp)
         if self.obstacle_input.resolve(now_s, self.filter.obstacles, self.filter.command):
-            self.settled = False  # an obstacle came, went or moved: the command may have to change
-        if self.settled and not self.reference.moving:
+            cycle.wake()  # an obstacle came, went or moved: the command may have to change
+        result = cycle.cycle(now_s, self.stiffness, self.measured)
+        if result is None:  # resting
             if now_s - self.last_publish_s >= KEEP_ALIVE_S:
-                self._publish(self.last_result, now_s)
+                self._publish(cycle.result, now_s)
             return
-        wish = self.reference.sample(now_s, self.limp, self.measured)
-        result = self.filter.step(wish, self.stiffness, self.measured)
-        np.subtract(result.q, self.last_q, out=self.last_q)  # |the change since the last cycle|
-        np.abs(self.last_q, out=self.last_q)
-        self.settled = (self.last_result is not None and not self.reference.moving and not self.limp.any()
-                        and float(self.last_q.max()) <= SETTLED_RAD)
-        np.copyto(self.last_q, result.q)
-        self.last_result = result  # the filter's own object: unchanged while the filter rests
         self._publish(result, now_s)
         if result.outcome is not Outcome.SOLVED:
             throttled_warning(self, "outcome", f"collision filter: {result.reason}")

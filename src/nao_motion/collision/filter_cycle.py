@@ -1,0 +1,117 @@
+"""The collision filter node's motion cycle: targets and trajectories -> the wish per cycle -> the
+avoidance QP -> the safe command, resting once it has settled.
+
+``CollisionFilterCycle`` is what the collision filter node runs (decode -> this -> publish) and
+what ``nao_motion.sim.walking`` runs in process, so the wish the whole body gets is made here in
+both:
+
+* ``move_to`` / ``follow`` start a motion (``JointReference``). A joint that no motion drives
+  and that the robot's command has elsewhere (the whole body's walk or balancer moved it) starts
+  from the robot's command: the motion goes on from where the robot is, not from where the
+  filter left it (``robot_command``; None where nothing else commands the robot);
+* ``cycle`` samples the wish, runs the avoidance (``CollisionAvoidance``) and says whether the
+  command has settled: no motion, no limp joint, the same command two cycles running. Settled,
+  nothing can change the command until an input does (``wake``), and ``cycle`` returns None
+  without solving.
+
+    filter = CollisionFilterCycle(model)
+    filter.start(q_measured)                         # once every kinematic joint was measured
+    filter.move_to(targets, now_s, robot_command)    # a joint_targets message (parse_targets)
+    result = filter.cycle(now_s, stiffness, q_measured)   # None: resting, the last result holds
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..model import NaoModel
+from .avoidance import AvoidanceConfig, AvoidanceResult, CollisionAvoidance
+from .reference import JointReference, Targets, Trajectory
+
+__all__ = ["CollisionFilterCycle", "SETTLED_RAD"]
+
+SETTLED_RAD = 1e-9  # a command that moves less than this between two cycles has settled (QP round-off)
+
+
+class CollisionFilterCycle:
+    """JointReference + CollisionAvoidance: one safe command per motion cycle."""
+
+    def __init__(self, model: NaoModel, config: AvoidanceConfig | None = None):
+        self.model = model
+        self.avoidance = CollisionAvoidance(model, config)
+        self.reference = JointReference(model)
+        self.started = False
+        self.settled = False
+        self.result: AvoidanceResult | None = None  # the last cycle's (the avoidance's own object)
+        n = model.n_joints
+        self.limp = np.zeros(n, dtype=bool)
+        self._change = np.zeros(n)
+        self._taken = np.zeros(n, dtype=bool)
+
+    @property
+    def command(self) -> np.ndarray:
+        return self.avoidance.command
+
+    def start(self, q_measured: np.ndarray) -> None:
+        """Start from the measured pose: the first command, no jump."""
+        self.avoidance.reset(q_measured)
+        self.reference.reset(self.avoidance.command)
+        self.started = True
+        self.settled = False
+
+    def wake(self) -> None:
+        """An input that can change the command (stiffness, settings, obstacles) came."""
+        self.settled = False
+
+    def restart_clock(self) -> None:
+        """The clock went back: the motions under way are timed on the old one, they stop where
+        the command is."""
+        self.reference.reset(self.avoidance.command)
+        self.settled = False
+
+    def move_to(self, targets: Targets, now_s: float, robot_command: np.ndarray | None = None,
+                robot_known: np.ndarray | None = None) -> float:
+        """joint_targets: straight to the targets from the command; returns the duration (s).
+        `robot_command` (26, rad) is the robot's command now, `robot_known` (bool) the joints it has."""
+        self._start_from_robot_command(targets.indices, robot_command, robot_known)
+        return self.reference.move_to(targets, self.avoidance.command, now_s)
+
+    def follow(self, trajectory: Trajectory, start_s: float, robot_command: np.ndarray | None = None,
+               robot_known: np.ndarray | None = None) -> float:
+        """joint_trajectory from `start_s`; returns its duration (s). Robot command: as move_to."""
+        self._start_from_robot_command(trajectory.indices, robot_command, robot_known)
+        return self.reference.follow(trajectory, self.avoidance.command, start_s)
+
+    def _start_from_robot_command(self, indices: np.ndarray, robot_command: np.ndarray | None,
+                                  robot_known: np.ndarray | None) -> None:
+        self.settled = False
+        if robot_command is None:
+            return
+        taken = self._taken
+        taken.fill(False)
+        taken[indices] = True
+        taken &= ~self.reference.driven()
+        if robot_known is not None:
+            taken &= robot_known
+        taken &= robot_command != self.avoidance.command
+        if taken.any():
+            self.avoidance.take_over(robot_command, taken)
+            self.reference.take_over(self.avoidance.command, taken)
+
+    def cycle(self, now_s: float, stiffness: np.ndarray, q_measured: np.ndarray) -> AvoidanceResult | None:
+        """The safe command at `now_s` for the joints' stiffness (0..1) and measured positions
+        (limp joints follow them); None while settled (the last result holds)."""
+        avoidance = self.avoidance
+        np.less(stiffness, avoidance.config.limp_stiffness, out=self.limp)
+        if self.settled and not self.reference.moving:
+            return None
+        wish = self.reference.sample(now_s, self.limp, q_measured)
+        result = avoidance.step(wish, stiffness, q_measured)
+        change = self._change
+        np.subtract(result.q, change, out=change)  # the last command was kept here
+        np.abs(change, out=change)
+        self.settled = (self.result is not None and not self.reference.moving and not self.limp.any()
+                        and float(change.max()) <= SETTLED_RAD)
+        np.copyto(change, result.q)
+        self.result = result
+        return result

@@ -1,0 +1,60 @@
+"""The collision filter's cycle (no ROS): resting once settled, and motions that start from the
+robot's command where another node (the whole body's walk or balancer) moved a joint."""
+
+import numpy as np
+import pytest
+
+from nao_motion.collision.filter_cycle import CollisionFilterCycle
+from nao_motion.collision.reference import parse_targets
+from nao_motion.model import NaoModel
+from nao_motion.postures import posture
+
+MODEL = NaoModel()
+STIFF = np.ones(MODEL.n_joints)
+KNEE, HEAD = MODEL.joint_index("LKneePitch"), MODEL.joint_index("HeadYaw")
+
+
+def started() -> CollisionFilterCycle:
+    cycle = CollisionFilterCycle(MODEL)
+    cycle.start(posture(MODEL, "StandInit"))
+    return cycle
+
+
+def run(cycle: CollisionFilterCycle, t0_s: float, cycles: int) -> list:
+    q = posture(MODEL, "StandInit")
+    return [cycle.cycle(t0_s + k * MODEL.cycle_time_s, STIFF, q) for k in range(cycles)]
+
+
+def test_it_rests_once_settled_and_a_target_wakes_it():
+    cycle = started()
+    results = run(cycle, 0.0, 3)
+    assert results[0] is not None and results[-1] is None and cycle.settled
+    cycle.move_to(parse_targets(MODEL, ["HeadYaw"], [0.2], [1.0], 0.3), 0.03)
+    moving = run(cycle, 0.03, 30)
+    assert moving[0] is not None and cycle.command[HEAD] == pytest.approx(0.2)
+
+
+def test_a_joint_the_robot_has_elsewhere_starts_from_there_and_a_driven_one_does_not():
+    cycle = started()
+    run(cycle, 0.0, 3)
+    stand = cycle.command.copy()
+    robot = stand.copy()
+    robot[KNEE] -= 0.2  # the walk left the knee here
+    robot[HEAD] += 0.1  # and the head, which a motion of the filter drives
+    cycle.move_to(parse_targets(MODEL, ["HeadYaw"], [stand[HEAD] - 0.5], [0.5], 0.3), 0.03)
+    cycle.move_to(parse_targets(MODEL, ["LKneePitch", "HeadYaw"], [stand[KNEE] - 0.3, stand[HEAD] - 0.5],
+                                [0.5, 0.5], 0.3), 0.03, robot)
+    first = run(cycle, 0.04, 1)[0].q
+    # All arrive together: the head's 0.5 rad at 0.5 rad/s sets 1 s, the knee goes 0.1 rad in it.
+    assert first[KNEE] == pytest.approx(robot[KNEE] - 0.001, abs=1e-6)  # on from the robot's knee
+    assert abs(first[HEAD] - stand[HEAD]) < 0.011  # the head's motion goes on from the filter's
+    assert first[MODEL.joint_index("RKneePitch")] == stand[MODEL.joint_index("RKneePitch")]  # not in the motion
+
+
+def test_without_the_robots_command_a_motion_starts_from_the_filters():
+    cycle = started()
+    run(cycle, 0.0, 3)
+    stand = cycle.command.copy()
+    cycle.move_to(parse_targets(MODEL, ["LKneePitch"], [stand[KNEE] - 0.3], [0.5], 0.3), 0.03, None)
+    first = run(cycle, 0.04, 1)[0].q
+    assert first[KNEE] == pytest.approx(stand[KNEE] - 0.005, abs=1e-6)
