@@ -58,3 +58,21 @@ def test_without_the_robots_command_a_motion_starts_from_the_filters():
     cycle.move_to(parse_targets(MODEL, ["LKneePitch"], [stand[KNEE] - 0.3], [0.5], 0.3), 0.03, None)
     first = run(cycle, 0.04, 1)[0].q
     assert first[KNEE] == pytest.approx(stand[KNEE] - 0.005, abs=1e-6)
+
+
+def test_a_joint_driven_a_moment_ago_goes_on_from_the_filters_command():
+    """The walk's arm swing sends a target every cycle, each reached within the cycle; the robot's
+    command is a cycle behind (over DDS, or the walk's QP near it): taken over at each target, the
+    swing would be held back by a cycle's worth every cycle."""
+    cycle = started()
+    run(cycle, 0.0, 3)
+    shoulder = MODEL.joint_index("LShoulderPitch")
+    robot = cycle.command.copy()
+    t, behind = 0.03, robot.copy()
+    for k in range(20):  # the swing: 0.02 rad a cycle at 2 rad/s, the robot's command a cycle behind
+        target = robot[shoulder] + 0.02 * (k + 1)
+        cycle.move_to(parse_targets(MODEL, ["LShoulderPitch"], [target], [2.0], 0.3), t, behind)
+        behind = cycle.command.copy()
+        t += MODEL.cycle_time_s
+        run(cycle, t, 1)
+    assert cycle.command[shoulder] == pytest.approx(robot[shoulder] + 0.4, abs=1e-6)

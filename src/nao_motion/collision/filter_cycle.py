@@ -5,10 +5,13 @@ avoidance QP -> the safe command, resting once it has settled.
 what ``nao_motion.sim.walking`` runs in process, so the wish the whole body gets is made here in
 both:
 
-* ``move_to`` / ``follow`` start a motion (``JointReference``). A joint that no motion drives
-  and that the robot's command has elsewhere (the whole body's walk or balancer moved it) starts
-  from the robot's command: the motion goes on from where the robot is, not from where the
-  filter left it (``robot_command``; None where nothing else commands the robot);
+* ``move_to`` / ``follow`` start a motion (``JointReference``). A joint that no motion has driven
+  for ``TAKE_OVER_IDLE_S`` and that the robot's command has elsewhere (the whole body's walk or
+  balancer moved it) starts from the robot's command: the motion goes on from where the robot
+  is, not from where the filter left it (``robot_command``; None where nothing else commands
+  the robot). A joint driven a moment ago (the walk's arm swing sends a target every cycle) is
+  where the filter's last motion put it: the robot's command, a cycle or two behind it, or the
+  walk's QP near it, would hold it back at every target;
 * ``cycle`` samples the wish, runs the avoidance (``CollisionAvoidance``) and says whether the
   command has settled: no motion, no limp joint, the same command two cycles running. Settled,
   nothing can change the command until an input does (``wake``), and ``cycle`` returns None
@@ -28,9 +31,10 @@ from ..model import NaoModel
 from .avoidance import AvoidanceConfig, AvoidanceResult, CollisionAvoidance
 from .reference import JointReference, Targets, Trajectory
 
-__all__ = ["CollisionFilterCycle", "SETTLED_RAD"]
+__all__ = ["CollisionFilterCycle", "SETTLED_RAD", "TAKE_OVER_IDLE_S"]
 
 SETTLED_RAD = 1e-9  # a command that moves less than this between two cycles has settled (QP round-off)
+TAKE_OVER_IDLE_S = 0.1  # ten cycles: over DDS the robot's command is one or two behind the filter's
 
 
 class CollisionFilterCycle:
@@ -91,6 +95,7 @@ class CollisionFilterCycle:
         taken.fill(False)
         taken[indices] = True
         taken &= ~self.reference.driven()
+        taken &= self.reference.idle(TAKE_OVER_IDLE_S)
         if robot_known is not None:
             taken &= robot_known
         taken &= robot_command != self.avoidance.command

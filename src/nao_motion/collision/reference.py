@@ -136,10 +136,15 @@ class JointReference:
         self.q = model.zero_configuration()
         self._motions: list[_Motion] = []
         self._driven = np.zeros(model.n_joints, dtype=bool)
+        self._idle = np.zeros(model.n_joints, dtype=bool)
+        self._driven_s = np.full(model.n_joints, -np.inf)  # when a motion last gave each joint's wish
+        self._sampled_s = -np.inf
 
     def reset(self, q: np.ndarray) -> None:
         self.q[:] = q
         self._motions.clear()
+        self._driven_s.fill(-np.inf)
+        self._sampled_s = -np.inf
 
     @property
     def moving(self) -> bool:
@@ -151,6 +156,12 @@ class JointReference:
         for motion in self._motions:
             self._driven[motion.indices] = True
         return self._driven
+
+    def idle(self, for_s: float) -> np.ndarray:
+        """The joints no motion has driven for `for_s` before the last sample (bool, model
+        order; the reference's buffer)."""
+        np.less(self._driven_s, self._sampled_s - for_s, out=self._idle)
+        return self._idle
 
     def take_over(self, q: np.ndarray, joints: np.ndarray) -> None:
         """`joints` (bool, model order; none driven by a motion) wish `q`'s values from now on."""
@@ -191,6 +202,9 @@ class JointReference:
                 motion.release(hold)
             np.copyto(self.q, hold_values, where=hold)
         over = [motion.write(now_s, self.q) for motion in self._motions]
+        self._sampled_s = now_s
+        for motion in self._motions:
+            self._driven_s[motion.indices] = now_s
         if holding or any(over):
             self._motions = [m for m, done in zip(self._motions, over) if not done and len(m.indices)]
         return self.q
