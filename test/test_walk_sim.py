@@ -199,7 +199,7 @@ def test_a_walk_from_stand_first_performs_the_initialization_movement():
     from nao_motion.postures import posture
 
     run = WalkRun()
-    run.stand_target[:] = posture(MODEL, "Stand")  # the user's posture
+    run.send_joint_targets(MODEL.joint_names, posture(MODEL, "Stand"))  # the user's posture
     run.run(3.0)
     run.worst_tilt_deg = 0.0
     run.planner.move_to(0.3, 0.0, 0.0)

@@ -4,12 +4,15 @@ exactly the objects its nodes call (for tests, benchmarks and notebooks).
 Each cycle at the simulator's time t, as the nodes do on a ``joint_states`` message stamped t:
 the footstep planner advanced to t and its plan, when it changed, converted as the walk node
 converts ``footsteps/plan`` (``walk_plan``) -> ``WalkController.cycle`` (the walk node's core)
--> the standing wish with the arm swing's shoulder targets -> ``WholeBodyCycle.cycle`` (the
-whole-body node's core: balancer + ankle damping) -> one physics cycle. A killMove the
-controller asks for is the planner's ``kill_move``; while it performs its initialization movement
-the planner holds the plan (``hold_start``, as the planner node on ``walk/initializing``) and
-the standing wish goes to moveInit's targets at their speeds (as the collision filter takes
-them).
+and its ``joint_targets`` (the arm swing's shoulders, moveInit's posture) parsed as the collision
+filter node parses them, for ``CollisionFilterCycle`` (the collision filter node's core: the wish,
+the avoidance; a motion starts from the whole body's command where the walk moved a joint),
+whose command of the cycle (the targets of the cycle before sampled) goes to
+``WholeBodyCycle.cycle`` (the whole-body node's core: balancer + ankle damping) -> one physics
+cycle. A killMove the controller asks for is the planner's ``kill_move``; while it performs its
+initialization movement the planner holds the plan (``hold_start``, as the planner node on
+``walk/initializing``). The balancer is disabled, as the suite starts it (wbEnable(False): pass-
+through while not walking), unless ``balancer_enabled``.
 
 What the controller reads is what the walk node receives: the simulated joint positions, IMU
 yaw, FSR totals and joint stiffness of the current physics state, and the whole body's torso
@@ -17,14 +20,13 @@ pose and (damped) command of the previous cycle, as over DDS, where the whole-bo
 publishes them after its cycle and the walk node reads them at the next ``joint_states``. The
 controller computes the references for a later cycle (``reference_time_s``, as the walk node
 sends them ahead); the whole-body cycle takes the ones stamped for this cycle through the
-whole-body node's ``WalkReferenceQueue``, and this cycle's gyro. Not in this chain: the
-collision filter between the arm swing's ``joint_targets`` and the whole body's wish (the
-shoulder targets go into the wish directly, one or two cycles earlier than over DDS; the
-swing's rate is within the filter's speed limit) and the transport's own jitter.
+whole-body node's ``WalkReferenceQueue``, and this cycle's gyro. The collision filter's command
+reaches the whole body in the same cycle (over DDS, composed, one later); the transport's own
+jitter is not in this chain.
 
 The planner's odometry starts as the balancer's world frame: the robot stands (StandInit,
-settled on the floor, balancer enabled) at the planner's feet, so ``odom`` and ``wb_world``
-coincide until the walk turns them apart (heading correction).
+settled on the floor; every node starts from the measured pose) at the planner's feet, so
+``odom`` and ``wb_world`` coincide until the walk turns them apart (heading correction).
 
     walk = SimulatedWalk(NaoModel("V5"))
     walk.planner.move_to(1.0, 0.0, 0.0)
@@ -36,10 +38,13 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 
 import numpy as np
 
 from .. import spatial
+from ..collision.filter_cycle import CollisionFilterCycle
+from ..collision.reference import parse_targets
 from ..footsteps import FootstepPlanner, Pose2D
 from ..model import NaoModel
 from ..walk import ARM_SWING_JOINTS
@@ -55,7 +60,7 @@ SETTLE_CYCLES = 50  # the robot settles on the floor before the walk starts
 class SimulatedWalk:
     """A standing simulated NAO and the walk chain driving it."""
 
-    def __init__(self, model: NaoModel, sim: NaoSimulator | None = None):
+    def __init__(self, model: NaoModel, sim: NaoSimulator | None = None, balancer_enabled: bool = False):
         self.model = model
         self.sim = sim or NaoSimulator(model)
         self.state = self.sim.step(SETTLE_CYCLES)
@@ -63,18 +68,15 @@ class SimulatedWalk:
         self.balancer = b = self.whole_body.balancer
         self.whole_body.start(self.state.position)
         b.apply(WholeBodySettings())
-        b.set_enabled(True, q_measured=self.state.position, torso_attitude=self._imu_attitude())
-        self.stand = b.q.copy()
-        self.stand_target = self.stand.copy()  # where the standing wish goes (moveInit's targets)
-        self.stand_step = np.zeros_like(self.stand)
-        self.wish = b.q.copy()
-        self.shoulders = [model.joint_index(j) for j in ARM_SWING_JOINTS]
+        if balancer_enabled:
+            b.set_enabled(True, q_measured=self.state.position, torso_attitude=self._imu_attitude())
+        self.filter = CollisionFilterCycle(model)
+        self.filter.start(self.state.position)
         fk_state = b.fk.compute(b.q)
         left, right = (b.torso_world @ b.fk.pose(fk_state, sole) for sole in ("l_sole", "r_sole"))
         self.planner = FootstepPlanner(Pose2D.from_transform(left), Pose2D.from_transform(right))
         self._plan_key: tuple | None = None
         self.controller = WalkController(model)
-        self.init_step_rad = self.controller.init_speeds_radps * model.cycle_time_s
         self.inputs = i = WalkInputs.for_model(model)
         # The whole body's outputs as the walk node last received them: its command and torso.
         i.q_commanded[:] = b.q
@@ -118,25 +120,37 @@ class SimulatedWalk:
             self._plan_key = key
             self.inputs.plan = walk_plan(planner.now_s, feet.left, feet.right, steps)
 
+    def send_joint_targets(self, names: Sequence[str], positions_rad: Sequence[float],
+                           speeds_radps: Sequence[float] = (), speed_fraction: float = 0.3) -> float:
+        """A ``joint_targets`` message (a user's posture, the walk's) to the collision filter now,
+        as its node takes it; returns the motion's duration (s)."""
+        targets = parse_targets(self.model, names, positions_rad, speeds_radps, speed_fraction)
+        return self.filter.move_to(targets, self.time_s, self.inputs.q_commanded)
+
     def cycle(self) -> BalancerResult:
         """One motion cycle: the chain's command, then one physics cycle; the balancer's result."""
         start = time.perf_counter()
         self._publish_plan()
         self._sense()
+        t = self.time_s
+        # The collision filter's command of this cycle: the walk's joint_targets of the last cycle
+        # have reached it (over DDS too, a cycle before they are sampled).
+        self.filter.cycle(t, self.state.stiffness, self.state.position)
         c = self.controller
         out = c.cycle(self.inputs)
         if out.kill_move:
             self.planner.kill_move()
         if out.state is WalkState.INITIALIZING:
             self.planner.hold_start()
+        # The walk node's joint_targets, as the collision filter node takes them: from the robot's
+        # command (the whole body's, last cycle's) where the walk moved a joint.
         if out.move_init:
-            self.stand_target[c.init_indices] = c.init_q[c.init_indices]
-        np.subtract(self.stand_target, self.stand, out=self.stand_step)
-        np.clip(self.stand_step, -self.init_step_rad, self.init_step_rad, out=self.stand_step)
-        self.stand += self.stand_step
-        np.copyto(self.wish, self.stand)
-        for arm in out.arm_swing_arms:
-            self.wish[self.shoulders[arm]] = out.arm_swing_rad[arm]
+            self.send_joint_targets([self.model.joint_names[j] for j in c.init_indices], c.init_q[c.init_indices],
+                                    c.init_speeds_radps[c.init_indices])
+        if out.arm_swing_arms:
+            arms = out.arm_swing_arms
+            self.send_joint_targets([ARM_SWING_JOINTS[a] for a in arms], [out.arm_swing_rad[a] for a in arms],
+                                    [c.walk_config.arms.max_rate_radps] * len(arms))
         # The references just computed are for a later cycle (the walk node sends them ahead);
         # this cycle takes the ones stamped for it, through the whole-body node's own queue.
         if out.reference is not None:
@@ -145,7 +159,7 @@ class SimulatedWalk:
             self.references.add_feet(out.time_s, out.reference.left_sole_world, out.reference.right_sole_world)
             self.references.add_torso_tilt(out.time_s, out.reference.torso_tilt_rad)
         reference = self.references.select(self.time_s, DEFAULT_REFERENCE_TIMEOUT_S)
-        command = self.whole_body.cycle(self.wish, reference, self.state.position,
+        command = self.whole_body.cycle(self.filter.command, reference, self.state.position,
                                         self.state.imu_angular_velocity)
         result = self.whole_body.result
         # What the walk node will have at the next joint_states: this cycle's command and torso.
