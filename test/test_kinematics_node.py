@@ -16,11 +16,12 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus  # noqa: E402
 from geometry_msgs.msg import PointStamped  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
+from tf2_msgs.msg import TFMessage  # noqa: E402
 
 from nao_motion.kinematics import ForwardKinematics  # noqa: E402
 from nao_motion.model import NaoModel  # noqa: E402
 from nao_motion.postures import posture  # noqa: E402
-from nao_motion.ros.qos import CYCLE_QOS, LATCHED_QOS  # noqa: E402
+from nao_motion.ros.qos import CYCLE_QOS, LATCHED_QOS, TF_QOS  # noqa: E402
 from nao_motion.ros.tf_listener import TfListener  # noqa: E402
 from nao_motion.suite import NODES  # noqa: E402
 from nao_motion.urdf import generate_urdf  # noqa: E402
@@ -35,10 +36,16 @@ class Probe:
         self.node = rclpy.create_node("kinematics_probe")
         self.tf = TfListener(self.node)
         self.coms, self.descriptions, self.diagnostics = [], [], []
+        self.tf_stamps_ns = []  # of each /tf message, in arrival order
+        self.node.create_subscription(TFMessage, "/tf", self._on_tf, TF_QOS)
         self.node.create_subscription(PointStamped, "com", self.coms.append, CYCLE_QOS)
         self.node.create_subscription(String, "robot_description", self.descriptions.append, LATCHED_QOS)
         self.node.create_subscription(DiagnosticArray, "/diagnostics", self.diagnostics.append, 10)
         self.pub = self.node.create_publisher(JointState, "joint_states", CYCLE_QOS)
+
+    def _on_tf(self, msg: TFMessage) -> None:
+        stamp = msg.transforms[0].header.stamp
+        self.tf_stamps_ns.append(stamp.sec * 1_000_000_000 + stamp.nanosec)
 
     def spin(self, seconds: float, until=None) -> bool:
         end = time.monotonic() + seconds
@@ -48,9 +55,12 @@ class Probe:
                 return True
         return until() if until is not None else True
 
-    def publish(self, names, positions) -> None:
+    def publish(self, names, positions, stamp_ns: int | None = None) -> None:
         msg = JointState(name=list(names), position=[float(p) for p in positions])
-        msg.header.stamp = self.node.get_clock().now().to_msg()
+        if stamp_ns is None:
+            msg.header.stamp = self.node.get_clock().now().to_msg()
+        else:
+            msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(stamp_ns, 1_000_000_000)
         self.pub.publish(msg)
 
     def stream(self, names, positions, seconds: float) -> None:
@@ -210,3 +220,42 @@ def test_sigusr1_prints_the_node_stacks_into_its_log_and_the_node_runs_on(runnin
     before = probe.tf.dynamic_messages
     probe.stream(model.joint_names, posture(model, "StandInit"), 0.3)
     assert proc.running() and probe.spin(1.0, until=lambda: probe.tf.dynamic_messages > before)
+
+
+def test_publication_follows_the_joint_states_stamps_whatever_the_wall_time_rate(running):
+    """A 100 Hz robot (stamps 10 ms apart) gives one /tf and com per two messages, stamped with
+    those messages' stamps, 20 ms apart (publish_frequency 50 Hz), whether its messages come in
+    bursts faster than real time or one by one slower than it: the rate is the stamps', not the
+    wall clock's (a timer on the node's clock published the newest of each burst, and about once
+    per message of a slow stream)."""
+    proc, probe = running
+    model = NaoModel()
+    names, q = model.joint_names, posture(model, "StandInit")
+    probe.stream(names, q, 0.3)
+    probe.spin(0.3)  # let earlier messages drain
+    period_ns, burst = 10_000_000, 8  # a burst within CYCLE_QOS's depth of 10: none lost
+    t0 = (probe.node.get_clock().now().nanoseconds // period_ns + 10) * period_ns  # after every earlier stamp
+    stamps = [t0 + k * period_ns for k in range(48)]
+    expected = stamps[::2]
+    probe.tf_stamps_ns.clear()
+    probe.coms.clear()
+
+    def published():
+        return [s for s in probe.tf_stamps_ns if s >= t0]
+
+    # Faster than real time: 80 ms of the robot's time at once, four times over.
+    for first in range(0, 32, burst):
+        for stamp in stamps[first:first + burst]:
+            probe.publish(names, q, stamp)
+        assert probe.spin(5.0, until=lambda: len(published()) >= (first + burst) // 2), (first, published())
+    # Slower than real time: one message at a time, each once the previous one's /tf (if due) came
+    # and a further 30 ms of the probe's spinning.
+    for k in range(32, 48):
+        probe.publish(names, q, stamps[k])
+        assert probe.spin(5.0, until=lambda: len(published()) >= k // 2 + 1), (k, published())
+        probe.spin(0.03)
+    probe.spin(0.3)
+    assert [s - t0 for s in published()] == [s - t0 for s in expected]
+    com_stamps = [c.header.stamp.sec * 1_000_000_000 + c.header.stamp.nanosec for c in probe.coms]
+    assert [s - t0 for s in com_stamps if s >= t0] == [s - t0 for s in expected]
+    assert proc.running()

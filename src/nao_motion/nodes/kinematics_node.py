@@ -1,17 +1,24 @@
 """Kinematics node: joint states in; /tf, /tf_static, robot_description, centre of mass out.
 
-Publication runs at ``publish_frequency`` (robot_state_publisher's parameter, 50 Hz by default:
-rviz and TF lookups need no more, and /tf is the suite's largest message) from the newest valid
-joint_states received since the last publication, stamped with its stamp; joint_states and imu
-are sampled subscriptions (``nao_motion.ros.sampled``), read at publication. Input handling
-(also in the README):
+Publication follows the joint_states stamps, as the suite's other nodes follow the robot's
+message: each valid message is merged, and the one whose stamp has reached the next publication
+time publishes (stamped with its stamp), at most ``publish_frequency`` times per second of the
+stamps' clock (robot_state_publisher's parameter, 50 Hz by default: rviz and TF lookups need no
+more, and /tf is the suite's largest message). The next publication time is the last one plus
+the period (a tenth of a period early is on time: stamps jitter and round), or the stamp plus
+the period after a gap; the stamps going back (a simulator's reset_simulation, a bag replayed)
+restart it. So the rate is the robot's, whatever the load of the machine: a timer on the node's
+clock skipped the periods an executor ran late for. An unstamped message (stamp 0) takes the
+node's clock. Between publications a message is only merged. ``imu`` is a sampled subscription
+(``nao_motion.ros.sampled``), read at publication. Input handling (also in the README):
 - a message with mismatched name/position lengths, duplicate names or a NaN/infinite
   position of a NAO joint is dropped whole (throttled warning), nothing is published from it;
 - names that are not NAO joints are ignored (throttled warning), the rest is used;
 - joints missing from a message keep their last received value; nothing is published until
   every kinematic joint (RHipYawPitch excepted: it follows LHipYawPitch) has been received once;
-- stale input (no valid message for `stale_timeout_s`): publication stops, a warning is logged
-  and the diagnostics turn WARN, so TF consumers see old data as old rather than as current.
+- stale input (no valid message for `stale_timeout_s`, checked every 0.1 s): publication stops,
+  a warning is logged and the diagnostics turn WARN, so TF consumers see old data as old rather
+  than as current.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ from ..joint_input import quoted
 from ..kinematics import ForwardKinematics
 from ..model import NaoModel
 from ..ros.cdr import ImuReader, JointStateReader
-from ..ros.conversions import IMU_ORIENTATION_ERROR, stamp_seconds, transform_stamped
+from ..ros.conversions import IMU_ORIENTATION_ERROR, transform_stamped
 from ..ros.parameters import NAO_VERSION, ParameterSpec, declare_startup
 from ..ros.node_tools import (
     ClockWatch,
@@ -66,19 +73,27 @@ class KinematicsNode(Node):
         self.q = np.zeros(n)
         self.received = np.zeros(n, dtype=bool)
         self.required = np.array([j in self.fk.joint_names and j != "RHipYawPitch" for j in self.model.joint_names])
-        self.stamp = None
-        self.last_valid_s = None
+        self.complete = False  # every required joint received once
+        self.fresh = False  # a valid joint_states since the last stale check
+        self.last_valid_s = None  # the node's clock, when the stale check saw `fresh`
         self.torso_attitude = None
-        self.imu_time_s = None
+        self.imu_time_s = None  # the stamps' clock
         self.stale = False
-        self.clock_watch = ClockWatch(self, "the IMU's reading dropped")
+        # Publication times on the stamps' clock, in integer nanoseconds (exact at any epoch).
+        self.period_ns = round(1e9 / self.params.values["publish_frequency"])
+        self.early_ns = self.period_ns // 10
+        self.next_ns = None  # None: the next valid message publishes
+        self.clock_watch = ClockWatch(self, "the IMU's reading dropped, publication restarts from the new stamps")
 
         self.tf = TfPublisher(self)
         self.description_pub = self.create_publisher(String, "robot_description", LATCHED_QOS)
         self.description_pub.publish(String(data=generate_urdf(self.model)))
         self.com_pub = self.create_publisher(PointStamped, "com", CYCLE_QOS)
-        # Read at each publication: every message since the last one is merged, in order.
-        self.joint_states = SampledSubscription(self, JointState, "joint_states", depth=50, raw=True)
+        # Every message merged, in order (CYCLE_QOS keeps 10: a partial message is not lost behind
+        # the next one, and a hiccup's backlog drains at once, each costing only its merge).
+        # Composed (suite_node.share_joint_states), the process's one subscription (LATEST_QOS)
+        # serves it instead.
+        self.create_subscription(JointState, "joint_states", self.on_joint_states, CYCLE_QOS, raw=True)
         self.joint_reader = JointStateReader(self.model)
         # Only the newest attitude matters, read when the joints arrive: no wake-up per message.
         self.imu = SampledSubscription(self, Imu, "imu", raw=True)
@@ -97,7 +112,6 @@ class KinematicsNode(Node):
         self.com_msg.header.frame_id = "torso"
         self.diagnostics = CycleDiagnostics(self, "kinematics", 1.0 / self.params.values["publish_frequency"],
                                             holding="the last valid pose stays published")
-        self.create_timer(1.0 / self.params.values["publish_frequency"], self.on_cycle)
         self.create_timer(0.1, self.check_stale)
         self.get_logger().info(
             f"kinematics for NAO {version}: {len(self.fk.frame_names())} frames")
@@ -117,26 +131,7 @@ class KinematicsNode(Node):
         ]
         self.tf.send_static(transforms)
 
-    def _merge_joint_states(self) -> bool:
-        """Merge the joint_states received since the last call; True if one of them was valid."""
-        valid = False
-        for msg in self.joint_states.take_all():
-            valid = self._merge(msg) or valid
-        return valid
-
-    def _merge(self, data: bytes) -> bool:
-        stamp = merge_joint_state(self, "joint_states", self.joint_reader, data, self.q, self.received,
-                                  self.diagnostics)
-        if stamp is None:
-            return False
-        if self.joint_reader.ignored_names:
-            throttled_warning(self, "unknown",
-                              f"ignoring unknown joints in joint_states: {quoted(self.joint_reader.ignored_names)}")
-        self.stamp = stamp if stamp_seconds(stamp) > 0.0 else self._now()
-        self.last_valid_s = self._now_s()
-        return True
-
-    def _read_imu(self) -> None:
+    def _read_imu(self, now_s: float) -> None:
         data = self.imu.take_latest()
         if data is None:
             return
@@ -146,38 +141,67 @@ class KinematicsNode(Node):
                 throttled_warning(self, "imu", IMU_ORIENTATION_ERROR)
             return
         self.torso_attitude = attitude
-        self.imu_time_s = self._now_s()
+        self.imu_time_s = now_s
 
     def check_stale(self) -> None:
+        """Every 0.1 s: a valid joint_states since the last check is dated here (no clock read per
+        message), so staleness is noticed within 0.1 s of `stale_timeout_s`."""
+        now_s = self._now_s()
+        if self.fresh:
+            self.fresh = False
+            self.last_valid_s = now_s
+            return
         timeout = self.params.values["stale_timeout_s"]
-        if self.last_valid_s is not None and self._now_s() - self.last_valid_s > timeout and not self.stale:
+        if self.last_valid_s is not None and now_s - self.last_valid_s > timeout and not self.stale:
             self.stale = True
             self.get_logger().warning(f"joint_states stale (> {timeout} s): TF publication paused")
             self.diagnostics.set_status(DiagnosticStatus.WARN, "joint_states stale")
 
-    def on_cycle(self) -> None:
-        """Publish the transforms and centre of mass of the newest valid joint state, if one came."""
-        start = time.perf_counter()
-        if self.clock_watch.went_back(self._now_s()):
+    def on_joint_states(self, data: bytes) -> None:
+        """Merge the message; publish if its stamp has reached the next publication time."""
+        stamp = merge_joint_state(self, "joint_states", self.joint_reader, data, self.q, self.received,
+                                  self.diagnostics)
+        if stamp is None:
+            return
+        if self.joint_reader.ignored_names:
+            throttled_warning(self, "unknown",
+                              f"ignoring unknown joints in joint_states: {quoted(self.joint_reader.ignored_names)}")
+        self.fresh = True
+        stamp_ns = stamp.sec * 1_000_000_000 + stamp.nanosec
+        if stamp_ns <= 0:  # an unstamped driver: the node's clock
+            stamp = self._now()
+            stamp_ns = stamp.sec * 1_000_000_000 + stamp.nanosec
+        if self.clock_watch.went_back(stamp_ns * 1e-9):
             self.imu_time_s = None  # read on the old clock: it would look fresh for as long as the jump
-        if not self._merge_joint_states():
-            return
-        if not np.all(self.received[self.required]):
-            missing = [n for n, r, req in zip(self.model.joint_names, self.received, self.required) if req and not r]
-            throttled_warning(self, "missing", f"waiting for joints before publishing TF: {missing}")
-            return
+            self.next_ns = None
+        if self.next_ns is not None and stamp_ns < self.next_ns - self.early_ns:
+            return  # between publications: merged only
+        if not self.complete:
+            if not np.all(self.received[self.required]):
+                missing = [n for n, r, req in zip(self.model.joint_names, self.received, self.required)
+                           if req and not r]
+                throttled_warning(self, "missing", f"waiting for joints before publishing TF: {missing}")
+                return
+            self.complete = True
+        start = time.perf_counter()
+        # On the grid of publication times; restarted from the stamp after a gap.
+        next_ns = stamp_ns if self.next_ns is None else self.next_ns
+        next_ns += self.period_ns
+        self.next_ns = next_ns if next_ns > stamp_ns else stamp_ns + self.period_ns
         if self.stale:
             self.stale = False
             self.diagnostics.set_status(DiagnosticStatus.OK, "ok")
-        self._publish(self.last_valid_s)
+        self._publish(stamp, stamp_ns * 1e-9)
         self.diagnostics.record(time.perf_counter() - start)
 
-    def _publish(self, now_s: float) -> None:
+    def _publish(self, stamp, now_s: float) -> None:
+        """Publish the transforms and centre of mass of the merged joint state at ``stamp``
+        (``now_s``: its seconds)."""
         state = self.fk.compute(self.q)
         n = len(self.fk.joint_names)
         image = self.joints_image
         if self.params.values["publish_base_footprint"]:
-            self._read_imu()
+            self._read_imu(now_s)
             imu_ok = (self.params.values["use_imu"] and self.imu_time_s is not None
                       and now_s - self.imu_time_s <= self.params.values["stale_timeout_s"])
             footprint = inverse(self.fk.ground_frame(state, self.torso_attitude if imu_ok else None,
@@ -187,9 +211,9 @@ class KinematicsNode(Node):
             image.values[n, 3:] = quaternion_xyzw_from_rotation(footprint[:3, :3])
         image.values[:n, :3] = state.joint_local_poses[:, :3, 3]
         image.values[:n, 3:] = state.joint_local_quaternions(self.fk.axes_local)
-        image.set_stamp(self.stamp)
+        image.set_stamp(stamp)
         self.tf.send(image)
-        self.com_msg.header.stamp = self.stamp
+        self.com_msg.header.stamp = stamp
         self.com_msg.point.x, self.com_msg.point.y, self.com_msg.point.z = state.com_torso_m.tolist()
         self.com_pub.publish(self.com_msg)
 
