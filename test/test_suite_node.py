@@ -79,10 +79,10 @@ def test_each_node_has_its_own_remaps(composed):
 
 def test_the_process_reads_joint_states_and_clock_once(composed):
     """One reader of the robot's cycle stream and one of /clock for the whole process (each node
-    of its own had one); kinematics keeps its own sampled joint_states (it merges every message)."""
+    of its own had one; the kinematics node's publication follows the joint_states stamps too)."""
     def readers(topic):
         return sorted(info.node_name for info in composed.node.get_subscriptions_info_by_topic(topic))
 
-    assert composed.wait(lambda: readers("/joint_states") == ["kinematics", "whole_body"], 30.0), \
+    assert composed.wait(lambda: readers("/joint_states") == ["whole_body"], 30.0), \
         readers("/joint_states")
     assert readers("/clock") == ["whole_body"]
