@@ -363,8 +363,8 @@ def test_almotion_walk_methods(running):
         with pytest.raises(ALMotionError):
             motion.getMoveArmsEnabled("Head")
 
-        motion.moveInit()  # StandInit already: reached at once
-        assert any(m.header.frame_id == "walk_move_init" and "LKneePitch" in m.name for _, m in robot.targets)
+        motion.moveInit()  # StandInit, walk-ready already: nothing to move
+        assert not any(m.header.frame_id == "walk_move_init" for _, m in robot.targets)
 
         start = motion.getRobotPosition(True)
         assert np.allclose(start, odom_pose(robot.odom[-1][1]), atol=1e-3)

@@ -36,7 +36,7 @@ first read it. Plans, user commands, stiffness and services are ordinary callbac
 | pub | `joint_targets` | sensor_msgs/JointState | arm swing (L/RShoulderPitch only, `header.frame_id` ``walk_arm_swing``) and moveInit's posture (``walk_move_init``, at 0.3 x each joint's maximum speed), sent by moveInit and by a walk that starts from a posture that is not walk-ready (the initialization movement) |
 | pub | `walk/markers` | visualization_msgs/MarkerArray | at most 10 Hz while walking and subscribed, ``odom``: planned ZMP, planned CoM, the planned CoM's path |
 | pub | `/diagnostics` | diagnostic_msgs/DiagnosticArray | 1 Hz: cycle time, state, last reason, steps, foot forces, leg stiffness, CoM feedback error; WARN without `joint_states` |
-| srv | `walk/move_init` | std_srvs/Trigger | moveInit: the walk's posture (StandInit, legs and arms) as `joint_targets`; answers when reached (0.05 rad) or after `move_init_timeout_s` |
+| srv | `walk/move_init` | std_srvs/Trigger | moveInit: walk-ready already, nothing moves and it answers at once; else the walk's posture (StandInit, legs and arms) as `joint_targets`, answered when reached (0.05 rad) or after `move_init_timeout_s` |
 | client | `kill_move` | std_srvs/Trigger | the planner's killMove, when a protection stops or refuses a walk |
 | param | `move_arms_enabled.LArm`, `.RArm` | bool | setMoveArmsEnabled (true) |
 | param | `com_feedback_gain` | double in [0, 1] | fraction of the measured-minus-planned CoM error blended into the generator per cycle (0, the default: open loop in position, the whole-body node's gyro ankle damping being the walk's feedback); read when a walk starts |
@@ -372,6 +372,12 @@ class WalkNode(Node):
             return response
         if self.controller.state is not WalkState.IDLE:
             response.success, response.message = False, "walking: moveInit is for before the walk"
+            return response
+        if self.move_init is None and self.controller.measured_walk_ready(inputs):
+            # As the walk's own initialization: nothing to move. StandInit's legs with the feet
+            # planted elsewhere (the last walk's stance) would drag them.
+            response.success, response.message = True, "walk-ready already: nothing to move"
+            self.get_logger().info(f"moveInit: {response.message}")
             return response
         wait = self.move_init
         if wait is None or wait.reached.done():

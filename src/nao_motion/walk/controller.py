@@ -355,6 +355,12 @@ class WalkController:
                                                     measurement.right_sole_world[2, 3])
         return abs(height_m - self.walk_config.com_height_m) <= WALK_READY_COM_M
 
+    def measured_walk_ready(self, inputs: WalkInputs) -> bool:
+        """Whether the measured posture is one the walk starts from (``walk_ready``; False when
+        the joints or the whole body's torso are not fresh): moveInit has nothing to do then."""
+        measurement = self._measure(inputs)
+        return measurement is not None and self.walk_ready(measurement)
+
     def move_init_error_rad(self, q_measured: np.ndarray) -> float:
         """The largest joint distance (rad) from moveInit's posture (reached within MOVE_INIT_TOLERANCE_RAD)."""
         return float(np.max(np.abs(q_measured[self.init_indices] - self.init_q[self.init_indices])))
