@@ -355,7 +355,7 @@ class CollisionAvoidance:
         """The command of `joints` (bool, model order) becomes `q`'s: where another node moved the
         robot (the whole body's walk or balance), the next motion starts from there."""
         np.copyto(self.command, q, where=joints)
-        self.command = self.model.clip_to_limits(self.model.mimic_hip_yaw_pitch(self.command))
+        np.copyto(self.command, self.model.clip_to_limits(self.model.mimic_hip_yaw_pitch(self.command)))
         self._state_valid = False
 
     def step(self, q_wish: np.ndarray, stiffness: np.ndarray | None = None,

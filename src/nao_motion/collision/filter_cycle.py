@@ -94,7 +94,6 @@ class CollisionFilterCycle:
         taken = self._taken
         taken.fill(False)
         taken[indices] = True
-        taken &= ~self.reference.driven()
         taken &= self.reference.idle(TAKE_OVER_IDLE_S)
         if robot_known is not None:
             taken &= robot_known

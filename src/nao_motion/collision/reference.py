@@ -135,9 +135,9 @@ class JointReference:
         self.model = model
         self.q = model.zero_configuration()
         self._motions: list[_Motion] = []
-        self._driven = np.zeros(model.n_joints, dtype=bool)
         self._idle = np.zeros(model.n_joints, dtype=bool)
-        self._driven_s = np.full(model.n_joints, -np.inf)  # when a motion last gave each joint's wish
+        # When a motion last gave each joint's wish; inf: a motion added, not sampled yet.
+        self._driven_s = np.full(model.n_joints, -np.inf)
         self._sampled_s = -np.inf
 
     def reset(self, q: np.ndarray) -> None:
@@ -150,21 +150,14 @@ class JointReference:
     def moving(self) -> bool:
         return bool(self._motions)
 
-    def driven(self) -> np.ndarray:
-        """The joints a motion under way drives (bool, model order; the reference's buffer)."""
-        self._driven.fill(False)
-        for motion in self._motions:
-            self._driven[motion.indices] = True
-        return self._driven
-
     def idle(self, for_s: float) -> np.ndarray:
-        """The joints no motion has driven for `for_s` before the last sample (bool, model
-        order; the reference's buffer)."""
+        """The joints no motion has driven for `for_s` before the last sample, nor drives now
+        (bool, model order; the reference's buffer)."""
         np.less(self._driven_s, self._sampled_s - for_s, out=self._idle)
         return self._idle
 
     def take_over(self, q: np.ndarray, joints: np.ndarray) -> None:
-        """`joints` (bool, model order; none driven by a motion) wish `q`'s values from now on."""
+        """`joints` (bool, model order; idle ones) wish `q`'s values from now on."""
         np.copyto(self.q, q, where=joints)
 
     def move_to(self, targets: Targets, start: np.ndarray, now_s: float) -> float:
@@ -190,6 +183,7 @@ class JointReference:
     def _add(self, motion: _Motion) -> None:
         taken = np.zeros(self.model.n_joints, dtype=bool)
         taken[motion.indices] = True
+        self._driven_s[motion.indices] = np.inf
         for older in self._motions:
             older.release(taken)
         self._motions = [m for m in self._motions if len(m.indices)] + [motion]
@@ -203,6 +197,7 @@ class JointReference:
             np.copyto(self.q, hold_values, where=hold)
         over = [motion.write(now_s, self.q) for motion in self._motions]
         self._sampled_s = now_s
+        np.minimum(self._driven_s, now_s, out=self._driven_s)  # added, then held before a sample
         for motion in self._motions:
             self._driven_s[motion.indices] = now_s
         if holding or any(over):

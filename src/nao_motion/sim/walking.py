@@ -77,6 +77,10 @@ class SimulatedWalk:
         self.planner = FootstepPlanner(Pose2D.from_transform(left), Pose2D.from_transform(right))
         self._plan_key: tuple | None = None
         self.controller = WalkController(model)
+        c = self.controller
+        # The walk node's joint_targets messages, as it prepares them.
+        self._init_names = [model.joint_names[j] for j in c.init_indices]
+        self._arm_names = {arms: [ARM_SWING_JOINTS[a] for a in arms] for arms in ((0, 1), (0,), (1,))}
         self.inputs = i = WalkInputs.for_model(model)
         # The whole body's outputs as the walk node last received them: its command and torso.
         i.q_commanded[:] = b.q
@@ -145,11 +149,10 @@ class SimulatedWalk:
         # The walk node's joint_targets, as the collision filter node takes them: from the robot's
         # command (the whole body's, last cycle's) where the walk moved a joint.
         if out.move_init:
-            self.send_joint_targets([self.model.joint_names[j] for j in c.init_indices], c.init_q[c.init_indices],
-                                    c.init_speeds_radps[c.init_indices])
+            self.send_joint_targets(self._init_names, c.init_q[c.init_indices], c.init_speeds_radps[c.init_indices])
         if out.arm_swing_arms:
             arms = out.arm_swing_arms
-            self.send_joint_targets([ARM_SWING_JOINTS[a] for a in arms], [out.arm_swing_rad[a] for a in arms],
+            self.send_joint_targets(self._arm_names[arms], out.arm_swing_rad[list(arms)],
                                     [c.walk_config.arms.max_rate_radps] * len(arms))
         # The references just computed are for a later cycle (the walk node sends them ahead);
         # this cycle takes the ones stamped for it, through the whole-body node's own queue.
