@@ -6,8 +6,8 @@ one process per node), on loopback in a domain of its own, at real time. Then:
 the default MaxStepX), each after a short warm-up. Printed for each phase: CPU of each process in
 % of one core (from /proc), the suite's total without the simulator, the rate of
 ``joint_commands``, the simulator's missed cycles (a cycle it stepped with no new
-``joint_commands`` since the previous one: the command came late; among them, the cycles the
-simulator itself stepped late, right after another, to keep real time), its real-time factor,
+``joint_commands`` since the previous one: the command came late), the cycles the simulator itself
+stepped a cycle or more late (catching up, half a cycle after the previous one), its real-time factor,
 whether the robot fell, and the CPU time the host stole from this (virtual) machine; and per node, the time it spent in its own cycles (its diagnostics'
 ``busy_s``: the figure a composed process cannot give per node from /proc). Then everything again with one
 core kept busy by a load process this benchmark starts and stops itself.
@@ -102,8 +102,8 @@ def print_phase(result: dict, load: bool) -> None:
     cpu = "  ".join(f"{k} {v:5.1f}" for k, v in result["cpu"].items())
     print(f"{result['phase']:8s} {'1 core busy' if load else 'idle machine':12s} | CPU % of one core: {cpu} | "
           f"suite without simulator {result['suite_cpu']:5.1f} | joint_commands {result['commands_hz']:5.1f} Hz | "
-          f"missed cycles {result['missed']} of {result['cycles']} ({result['catch_up']} stepped late by the "
-          f"simulator itself) | RTF {result['rtf']:.2f} | "
+          f"missed cycles {result['missed']} of {result['cycles']} | stepped late by the simulator itself "
+          f"{result['catch_up']} | RTF {result['rtf']:.2f} | "
           f"falls {result['falls']} | CPU stolen by the host {result['steal']:.1f} % of one core", flush=True)
     cycles = "  ".join(f"{k} {v:4.1f}" for k, v in result["node_cycles"].items())
     print(f"{'':21s} | per node, time in its own cycles, % of one core: {cycles}", flush=True)

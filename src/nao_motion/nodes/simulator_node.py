@@ -96,8 +96,16 @@ from ..ros.qos import CYCLE_QOS
 from ..sim.fsr import FSR_NAMES
 from ..sim.simulator import NaoSimulator, SimState, SimulationDiverged
 
-# Most motion cycles stepped in one late tick to catch up with the wall-clock schedule.
-MAX_CATCH_UP_CYCLES = 5
+# The timer ticks this many times per motion cycle, and a tick steps at most one cycle: a cycle
+# stepped late to catch up with the wall-clock schedule comes a tick after the previous one, not
+# right after it, so the controller has a chance to answer the joint_states in between (a real
+# robot's cycles never bunch; a simulator's late tick is not the controller's miss).
+TICKS_PER_CYCLE = 2
+# A cycle is due at a tick that comes up to this fraction of a cycle before its time on the
+# schedule (timer jitter), and not at the tick half a cycle earlier.
+DUE_TOLERANCE_CYCLES = 0.25
+# Further behind than this (paused, overloaded), the schedule restarts from now.
+MAX_BEHIND_CYCLES = 5
 # Slower than a cycle per second of wall time is a pause, not a simulation (and a timer's period
 # of the cycle divided by a tiny factor does not fit in a ROS duration); faster than 100 is more
 # than a core steps the physics.
@@ -157,7 +165,7 @@ class SimulatorNode(Node):
         self._commands_started = False
         self._last_step_wall_s = time.monotonic()
         self.cycles = self.missed_cycles = 0
-        self.catch_up_cycles = 0  # cycles stepped late, right after another, to keep real time
+        self.catch_up_cycles = 0  # cycles stepped a whole cycle or more late, to keep real time
         self._was_fallen = False
         self._rtf_window = (time.monotonic(), self.sim.time_s)
         self.diagnostics = CycleDiagnostics(self, "simulator", self.sim.control_period_s)
@@ -214,7 +222,7 @@ class SimulatorNode(Node):
         period = self.sim.control_period_s / rtf if rtf > 0.0 else 0.0
         self.diagnostics.period_s = period if rtf > 0.0 else self.sim.control_period_s
         # Wall-clock (steady) timer: this node makes sim time, it cannot wait on it.
-        self._timer = self.create_timer(period, self.on_tick, clock=self._steady)
+        self._timer = self.create_timer(period / TICKS_PER_CYCLE, self.on_tick, clock=self._steady)
         self._rtf_window = (time.monotonic(), self.sim.time_s)
         self._schedule = (time.monotonic(), self.sim.time_s)
 
@@ -289,29 +297,32 @@ class SimulatorNode(Node):
         elif self.lola.take_commands():
             self._commands_since_step += 1
             self._commands_started = True
+        rtf = self.params.values["real_time_factor"]
         if self.params.values["lockstep"]:
-            # The controller's answer steps the robot. Without one for lockstep_timeout_s (no
-            # controller yet, or one that stalled) the robot steps on its last command, as a real
-            # one would: a controller that missed a joint_states would otherwise stop the world.
+            # The controller's answer steps the robot, a cycle (at real_time_factor) after the last
+            # step at the earliest. Without one for lockstep_timeout_s (no controller yet, or one
+            # that stalled) the robot steps on its last command, as a real one would: a controller
+            # that missed a joint_states would otherwise stop the world.
             waited_s = time.monotonic() - self._last_step_wall_s
+            cycle_s = self.sim.control_period_s / rtf if rtf > 0.0 else 0.0
+            if waited_s < (1.0 - DUE_TOLERANCE_CYCLES) * cycle_s:
+                return
             if self._commands_since_step == 0 and waited_s < self.params.values["lockstep_timeout_s"]:
                 return
             self._step_once()
             return
-        # Timers skip missed periods; stepping up to the wall-clock schedule (a few cycles at
-        # most per tick) keeps the real-time factor when a tick comes late on a busy machine.
-        rtf = self.params.values["real_time_factor"]
-        behind = 1
         if rtf > 0.0:
+            # Cycles due on the wall-clock schedule and not stepped yet (1 at a cycle's own tick).
             wall0, sim0 = self._schedule
             due_s = sim0 + rtf * (time.monotonic() - wall0)
-            behind = int(round((due_s - self.sim.time_s) / self.sim.control_period_s))
-            if behind > MAX_CATCH_UP_CYCLES:  # far behind (paused, overloaded): restart the schedule
+            behind = int(np.floor((due_s - self.sim.time_s) / self.sim.control_period_s + DUE_TOLERANCE_CYCLES))
+            if behind < 1:
+                return
+            if behind > MAX_BEHIND_CYCLES:
                 self._schedule = (time.monotonic(), self.sim.time_s)
-                behind = MAX_CATCH_UP_CYCLES
-        self.catch_up_cycles += max(0, behind - 1)
-        for _ in range(behind):
-            self._step_once()
+            elif behind > 1:
+                self.catch_up_cycles += 1
+        self._step_once()
 
     def _step_once(self) -> None:
         start = time.perf_counter()
