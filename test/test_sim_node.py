@@ -21,6 +21,7 @@ from std_msgs.msg import Float32MultiArray  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 
 from nao_motion.model import NaoModel  # noqa: E402
+from nao_motion.nodes.simulator_node import cycles_due  # noqa: E402
 from nao_motion.ros.qos import CYCLE_QOS  # noqa: E402
 from nao_motion.suite import SIMULATOR  # noqa: E402
 
@@ -184,6 +185,27 @@ def test_push_topples_the_robot(running):
     probe.push.publish(bad)
     probe.call_reset()
     assert probe.spin(3.0, until=lambda: probe.torso_z() > STANDING_Z)
+
+
+def test_cycles_owed_after_a_late_tick_come_a_tick_apart():
+    """Two ticks a cycle, one step a tick: on time, a cycle steps at its own tick and not at the
+    tick between; after a tick 2.2 cycles late (the timer skips the ticks it missed) the owed
+    cycles follow at the next ticks, half a cycle apart, until the schedule is met again."""
+    cycle_s = 0.01
+    assert cycles_due(0.5 * cycle_s, 0.0, cycle_s) == 0  # first tick: half a cycle in
+    assert cycles_due(1.0 * cycle_s, 0.0, cycle_s) == 1
+    assert cycles_due(1.5 * cycle_s, 1.0 * cycle_s, cycle_s) == 0
+    assert cycles_due(1.5 * cycle_s + 0.002, 1.0 * cycle_s, cycle_s) == 0  # a tick's jitter
+    assert cycles_due(2.0 * cycle_s - 0.002, 1.0 * cycle_s, cycle_s) == 1
+    stepped_s, steps, owed = 1.0 * cycle_s, [], []
+    for tick in (4.2, 4.5, 5.0, 5.5, 6.0, 6.5, 7.0, 7.5):  # the tick due at 2.0 came at 4.2
+        due = cycles_due(tick * cycle_s, stepped_s, cycle_s)
+        owed.append(due)
+        steps.append(min(due, 1))
+        stepped_s += min(due, 1) * cycle_s
+    assert owed[:3] == [3, 2, 2]  # behind, catching up one cycle a tick
+    assert steps == [1, 1, 1, 1, 1, 0, 1, 0]  # then on schedule: a cycle every other tick
+    assert stepped_s == pytest.approx(7.0 * cycle_s)
 
 
 def test_lockstep_steps_once_per_command(running):

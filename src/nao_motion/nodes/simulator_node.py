@@ -62,6 +62,7 @@ and ranges there)
 
 from __future__ import annotations
 
+import math
 import time
 from functools import partial
 
@@ -114,6 +115,15 @@ MIN_REAL_TIME_FACTOR, MAX_REAL_TIME_FACTOR = 0.01, 100.0
 # up and resets the world (sim time back to 0).
 MAX_PUSH_WEIGHTS = 10.0
 GRAVITY_MPS2 = 9.81
+
+
+def cycles_due(scheduled_s: float, stepped_s: float, cycle_s: float) -> int:
+    """Cycles due on the wall-clock schedule and not stepped yet, at a tick: ``scheduled_s`` of
+    sim time the schedule has reached since it started, ``stepped_s`` stepped since then. 1 at a
+    cycle's own tick (a cycle's step makes it), 0 at the tick half a cycle later, more when the
+    simulator is late."""
+    return math.floor((scheduled_s - stepped_s) / cycle_s + DUE_TOLERANCE_CYCLES)
+
 
 INTERFACES = ("nao_motion", "nao_lola")  # the topics the simulated robot presents
 STARTUP_PARAMETERS = {
@@ -312,10 +322,9 @@ class SimulatorNode(Node):
             self._step_once()
             return
         if rtf > 0.0:
-            # Cycles due on the wall-clock schedule and not stepped yet (1 at a cycle's own tick).
             wall0, sim0 = self._schedule
-            due_s = sim0 + rtf * (time.monotonic() - wall0)
-            behind = int(np.floor((due_s - self.sim.time_s) / self.sim.control_period_s + DUE_TOLERANCE_CYCLES))
+            behind = cycles_due(rtf * (time.monotonic() - wall0), self.sim.time_s - sim0,
+                                self.sim.control_period_s)
             if behind < 1:
                 return
             if behind > MAX_BEHIND_CYCLES:
