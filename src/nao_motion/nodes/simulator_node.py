@@ -389,11 +389,9 @@ class SimulatorNode(Node):
         self._publish_ground_truth(s, stamp)
 
     def _publish_sensors(self, s: SimState, stamp) -> None:
-        j = self.joint_msg
-        j.header.stamp = stamp
-        j.position, j.velocity, j.effort = s.position.tolist(), s.velocity.tolist(), s.effort.tolist()
-        self.joint_pub.publish(j)
-
+        # joint_states last: the nodes run their cycle on it and read the other sensors' newest
+        # sample then, which is this cycle's only if it was sent before (published after it, the
+        # IMU of the cycle before was read about one cycle in eight).
         imu = self.imu_msg
         imu.header.stamp = stamp
         o = s.imu_orientation_xyzw
@@ -407,6 +405,11 @@ class SimulatorNode(Node):
             image = self.fsr_images[side]
             image.values[:] = forces
             image.publish(self.fsr_pubs[side])
+
+        j = self.joint_msg
+        j.header.stamp = stamp
+        j.position, j.velocity, j.effort = s.position.tolist(), s.velocity.tolist(), s.effort.tolist()
+        self.joint_pub.publish(j)
 
     def _publish_ground_truth(self, s: SimState, stamp) -> None:
         odom = self.odom_msg
