@@ -170,6 +170,7 @@ class SimulatorNode(Node):
             actuation_delay_cycles=cfg["actuation_delay_cycles"],
         )
         self._timer = None
+        self._wall_cycle_s = 0.0  # a motion cycle in wall time at real_time_factor (0: as fast as possible)
         self._steady = Clock(clock_type=ClockType.STEADY_TIME)
         self._commands_since_step = 0  # joint_commands received since the last physics cycle
         self._commands_started = False
@@ -229,7 +230,7 @@ class SimulatorNode(Node):
         if self._timer is not None:
             self.destroy_timer(self._timer)
         rtf = values["real_time_factor"]
-        period = self.sim.control_period_s / rtf if rtf > 0.0 else 0.0
+        period = self._wall_cycle_s = self.sim.control_period_s / rtf if rtf > 0.0 else 0.0
         self.diagnostics.period_s = period if rtf > 0.0 else self.sim.control_period_s
         # Wall-clock (steady) timer: this node makes sim time, it cannot wait on it.
         self._timer = self.create_timer(period / TICKS_PER_CYCLE, self.on_tick, clock=self._steady)
@@ -307,20 +308,19 @@ class SimulatorNode(Node):
         elif self.lola.take_commands():
             self._commands_since_step += 1
             self._commands_started = True
-        rtf = self.params.values["real_time_factor"]
         if self.params.values["lockstep"]:
             # The controller's answer steps the robot, a cycle (at real_time_factor) after the last
             # step at the earliest. Without one for lockstep_timeout_s (no controller yet, or one
             # that stalled) the robot steps on its last command, as a real one would: a controller
             # that missed a joint_states would otherwise stop the world.
             waited_s = time.monotonic() - self._last_step_wall_s
-            cycle_s = self.sim.control_period_s / rtf if rtf > 0.0 else 0.0
-            if waited_s < (1.0 - DUE_TOLERANCE_CYCLES) * cycle_s:
+            if waited_s < (1.0 - DUE_TOLERANCE_CYCLES) * self._wall_cycle_s:
                 return
             if self._commands_since_step == 0 and waited_s < self.params.values["lockstep_timeout_s"]:
                 return
             self._step_once()
             return
+        rtf = self.params.values["real_time_factor"]
         if rtf > 0.0:
             wall0, sim0 = self._schedule
             behind = cycles_due(rtf * (time.monotonic() - wall0), self.sim.time_s - sim0,
