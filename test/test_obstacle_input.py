@@ -1,4 +1,5 @@
-"""The obstacles topic's markers: what is declared, what is refused and why (no node needed)."""
+"""The obstacles topic's markers: what is declared, what is refused and why, and what a script's
+setObstacle sends (no node process needed)."""
 
 import numpy as np
 import pytest
@@ -59,3 +60,30 @@ def test_lifetime_counts_from_the_stamp_or_the_arrival():
 def test_malformed_or_stale_markers_are_refused_with_the_reason(bad, reason):
     with pytest.raises(ValueError, match=reason):
         obstacle_from_marker(bad, now_s=10.0)
+
+
+def test_a_scripts_obstacle_lifetime_counts_on_the_suites_clock_even_a_simulated_one():
+    """setObstacle(..., lifetime) from a script (wall clock) to a suite on the simulator's clock:
+    the obstacle must expire `lifetime` after it arrives in the suite's time, not decades on."""
+    import rclpy
+    from ros_probe import SpinningProbe
+    from visualization_msgs.msg import MarkerArray
+
+    from nao_motion.ros.obstacle_input import OBSTACLE_QOS, OBSTACLES_TOPIC
+
+    rclpy.init()
+    suite = SpinningProbe("obstacle_suite_side")
+    received = []
+    suite.node.create_subscription(MarkerArray, OBSTACLES_TOPIC, lambda msg: suite.add(received, msg), OBSTACLE_QOS)
+    suite.start()
+    try:
+        from nao_motion.almotion import ALMotion
+
+        with ALMotion(node_name="obstacle_client") as motion:
+            motion.setObstacle("ball", "Sphere", [0.2, 0.1, 0.0], [0.03], frame="torso", lifetime=2.0)
+            assert suite.wait(lambda: received), "no declaration on the obstacles topic"
+        sim_now_s = 5.0
+        assert obstacle_from_marker(received[0].markers[0], now_s=sim_now_s).expires_s == pytest.approx(7.0)
+    finally:
+        suite.close()
+        rclpy.shutdown()

@@ -72,9 +72,10 @@ class ObstacleMethods:
     def _obstacle_marker(self, name: str, action: int) -> Marker:
         if not isinstance(name, str) or not name:
             raise ALMotionError(f"an obstacle needs a name, got {name!r}")
-        marker = Marker(ns=OBSTACLE_NAMESPACE, id=obstacle_id(name), action=action)
-        marker.header.stamp = self.node.get_clock().now().to_msg()
-        return marker
+        # No stamp: the lifetime then counts from the marker's arrival on the nodes' clock. The
+        # script's clock is wall time, the suite's is the simulator's in a simulation: a wall
+        # stamp there would put the expiry decades ahead.
+        return Marker(ns=OBSTACLE_NAMESPACE, id=obstacle_id(name), action=action)
 
     def _publish_obstacles(self, marker: Marker) -> None:
         # As every command: once the nodes listen, discovery settled (a declaration published to
