@@ -265,8 +265,12 @@ def test_set_move_arms_enabled_example_stops_the_arms_swinging(suite):
 
     right_only = swing_rad(calls[0] + 3.0, calls[1])  # walking (from one preview after the command)
     neither = swing_rad(calls[1] + 1.0, calls[1] + 3.0)
-    assert right_only[1] > 0.4 and right_only[0] < 0.5 * right_only[1], right_only
-    # Not swung, an arm stays still (0.29-0.43 rad when the balancer used it for balance)
+    # Not swung, an arm stays still (0.29-0.43 rad when the balancer used it for balance): the
+    # walk's soft hold keeps it within a few hundredths of a radian (in process, SimulatedWalk,
+    # this walk with the left arm disabled: 0.042 rad peak to peak while the right one swings
+    # 0.69 rad; 0.033 rad with neither; here, in lockstep over DDS, 0.032 and 0.032-0.033 rad in
+    # 3 runs): the bounds leave room for the suite's timing, a recruited arm (0.3 rad) fails them.
+    assert right_only[1] > 0.4 and right_only[0] < 0.15, right_only
     assert neither.max() < 0.1, (right_only, neither)
 
 

@@ -221,8 +221,15 @@ def test_effector_control_and_go_to_balance_through_the_almotion_client(running)
         time.sleep(0.3)
         reached = FK.position_in_space(FK.compute(robot.settle()), "LArm", FRAME_ROBOT)[:3]
         assert np.linalg.norm(reached - target) < 1e-3
+        # a target the node refuses reaches the caller with the node's reason, and nothing is sent
+        with pytest.raises(ALMotionError, match=r"LArm target \[2.0, 0.0, 0.0\] is beyond \+-1 m in FRAME_ROBOT: "
+                                                "no pose of the robot comes near it"):
+            client.wbSetEffectorControl("LArm", [2, 0, 0])
+        time.sleep(0.3)
+        assert not any("beyond +-1 m" in m for m in robot.logs)
+        assert np.linalg.norm(FK.position_in_space(FK.compute(robot.settle()), "LArm", FRAME_ROBOT)[:3]
+                              - target) < 1e-3
         client.wbEnableEffectorControl("LArm", False)
-        # a target the node refuses reaches the caller with the reason
         with pytest.raises(ALMotionError, match="effector control of LArm is not enabled"):
             client.wbSetEffectorControl("LArm", target.tolist())
 

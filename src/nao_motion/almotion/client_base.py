@@ -62,7 +62,7 @@ class ClientBase:
             for msg in self._commands.take_all():
                 self._commanded = self._merge(self._commanded, msg)
 
-    def configuration(self, use_sensor_values: bool) -> np.ndarray:
+    def _configuration(self, use_sensor_values: bool) -> np.ndarray:
         """Sensed joint angles, or the last command (NAOqi's useSensors=False) when one was seen."""
         deadline = time.monotonic() + self.timeout_s
         while True:

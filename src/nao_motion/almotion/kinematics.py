@@ -27,7 +27,7 @@ class KinematicsMethods:
             raise ALMotionError(f"unknown chain or frame {name!r}")
         use_sensors = bool(use_sensor_values)
         if state is None:
-            state = self.fk.compute(self.configuration(use_sensors))
+            state = self.fk.compute(self._configuration(use_sensors))
         if space == FRAME_TORSO:
             return self.fk.pose(state, name)
         attitude = self._measured_attitude() if use_sensors else None
@@ -45,7 +45,7 @@ class KinematicsMethods:
     def getCOM(self, pName: str, pSpace: int, pUseSensorValues: bool) -> list[float]:
         """Centre of mass of "Body" or a chain, (x, y, z) in metres in the given space."""
         self._check_space(pSpace)
-        state = self.fk.compute(self.configuration(bool(pUseSensorValues)))
+        state = self.fk.compute(self._configuration(bool(pUseSensorValues)))
         try:
             com = self.fk.com(state, pName)
         except KeyError as err:
@@ -54,7 +54,7 @@ class KinematicsMethods:
         return [float(v) for v in t[:3, :3] @ com + t[:3, 3]]
 
     def getAngles(self, names, useSensors: bool) -> list[float]:
-        q = self.configuration(bool(useSensors))
+        q = self._configuration(bool(useSensors))
         return [float(q[self.model.joint_index(n)]) for n in self._joint_names(names)]
 
     def getJointNames(self, name: str) -> list[str]:

@@ -67,7 +67,7 @@ class MotionCommandMethods:
         joints = self._joint_names(names)
         angles = _per_joint_lists(angleLists, len(joints), "angleLists")
         times = _per_joint_lists(timeLists, len(joints), "timeLists")
-        current = self.configuration(False)
+        current = self._configuration(False)
         indices = [self.model.joint_index(j) for j in joints]
         union = np.unique(np.concatenate([np.asarray(t, dtype=float) for t in times]))
         rows = []
@@ -121,7 +121,7 @@ class MotionCommandMethods:
             targets = parse_targets(self.model, joints, values, speeds, fraction)
         except JointInputError as err:
             raise ALMotionError(str(err)) from None
-        current = self.configuration(False)
+        current = self._configuration(False)
         duration_s = float(np.max(np.abs(targets.positions - current[targets.indices]) / targets.speeds_rps))
         start = self._publish(self._targets_pub, JointState(name=joints, position=[float(v) for v in values],
                                                             velocity=speeds), "joint_targets")

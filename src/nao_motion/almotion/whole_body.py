@@ -24,7 +24,8 @@ from rclpy.parameter import Parameter
 from std_srvs.srv import SetBool, Trigger
 
 from ..wholebody.modes import (BALANCE_NOT_ACTIVATED, EFFECTORS, SUPPORT_FEET, SUPPORT_LEGS, check_effector,
-                               check_effector_enabled, check_support_leg, parse_foot_state)
+                               check_effector_enabled, check_effector_target, check_support_leg,
+                               parse_foot_state)
 from .client_base import ALMotionError
 
 WHOLE_BODY_NODE = "whole_body"
@@ -90,11 +91,17 @@ class WholeBodyMethods:
     def wbSetEffectorControl(self, effectorName: str, targetCoordinate) -> None:
         """Target in FRAME_ROBOT: Head (wx, wy, wz) rad, LArm / RArm (x, y, z) m. Unreachable
         targets end at the nearest feasible pose. Checked as the node checks it (the target is a
-        topic, which answers nothing): refused with the reason, nothing sent."""
+        topic, which answers nothing): a target out of range (beyond +-1 m for an arm, +-pi rad
+        for the head) or an effector not under control is refused with the node's reason, nothing
+        sent."""
         self._wb_check_effector(effectorName)
         values = list(targetCoordinate) if not isinstance(targetCoordinate, str) else []
         if len(values) != 3 or not all(isinstance(v, Real) and np.isfinite(v) for v in values):
             raise ALMotionError(f"targetCoordinate must be 3 finite numbers, got {targetCoordinate!r}")
+        try:  # the node's own check (range): its refusal would only reach its log
+            check_effector_target(effectorName, values)
+        except ValueError as err:
+            raise ALMotionError(f"wbSetEffectorControl refused: {err}") from None
         request = GetParameters.Request(names=[f"effector_control.{effectorName}"])
         enabled = self.call_service(self._wb_get_parameters_client, request, "whole body node").values[0].bool_value
         try:

@@ -83,7 +83,7 @@ class WorldFrameMethods:
         """NAOqi's robot position: FRAME_ROBOT's (x, y, theta) in FRAME_WORLD."""
         if not use_sensors:
             return self._loco_plan().robot_position()
-        state = self.fk.compute(self.configuration(True))
+        state = self.fk.compute(self._configuration(True))
         return Pose2D.from_transform(self._world_from_robot(True, state, self._measured_attitude()))
 
     def _world_or_robot(self, use_sensors: bool, state: KinematicState,

@@ -5,9 +5,10 @@ state. If the robot has one foot in the air, he could easily fall." Here it is a
 the walk (no further step, no centre-of-mass settling: the walk ends within the landing), but
 the foot in the air is not left there: from the walk's last references, the swinging sole goes
 straight down (x, y, yaw kept) at ``LANDING_SPEED_MPS`` while the supporting foot, the centre
-of mass and the torso hold; on the floor, both feet are held ("Legs") and the walk ends. From a peak
-of 2 cm that is 0.1 s. The whole body then keeps the robot as it is (its foot states, its
-balance constraint if on; disabled, its pass-through brings the joints back to the wish).
+of mass and the torso hold; on the floor, both feet are held ("Legs") and the walk ends. From the
+default 2 cm peak that is 0.1 s, from the highest StepHeight (4 cm) 0.2 s. The whole body then
+keeps the robot as it is (its foot states, its balance constraint if on; disabled, the legs stay
+where they landed and its pass-through brings the arms and the head back to their wish).
 """
 
 from __future__ import annotations

@@ -76,16 +76,9 @@ from ..qp import INFEASIBLE, USABLE, SolverSettings, clearance
 from .context import ARM, FRAMES, HEAD, SOLE, SOLE_FRAME, WholeBodyContext
 from .floating_base import N_BASE, FloatingBaseJacobians
 from .modes import (EFFECTORS, FEET, SUPPORT_FEET, FootState, balance_refusal, check_effector,
-                    check_effector_enabled, check_support_leg, com_outside_refusal)
+                    check_effector_enabled, check_effector_target, check_support_leg, com_outside_refusal)
 from .qp import WHOLE_BODY_SOLVER, WholeBodyQP
 from .support_polygon import SupportPolygon, sole_corners_in_sole, support_polygon
-
-
-# Effector targets the QP is given at all: an unreachable one is leant towards (the QP's
-# compromise), but one a metre away from a 0.57 m robot, or an orientation beyond a half turn,
-# only drives the solver to its iteration limit.
-MAX_ARM_TARGET_M = 1.0
-MAX_HEAD_TARGET_RAD = np.pi
 
 
 @dataclass(frozen=True)
@@ -401,17 +394,10 @@ class WholeBodyBalancer:
         """wbSetEffectorControl: Head (wx, wy, wz) rad or LArm / RArm (x, y, z) m, FRAME_ROBOT.
 
         Converted into the world frame now (FRAME_ROBOT of the current command). Raises
-        ValueError when the effector is unknown or not under effector control.
+        ValueError when the effector is unknown, the target out of range (check_effector_target)
+        or the effector not under effector control.
         """
-        check_effector(name)
-        target = np.asarray(target, dtype=float)
-        if target.shape != (3,) or not np.all(np.isfinite(target)):
-            raise ValueError(f"{name} target must be 3 finite numbers, got {target.tolist()}")
-        limit = MAX_HEAD_TARGET_RAD if name == "Head" else MAX_ARM_TARGET_M
-        if np.any(np.abs(target) > limit):
-            unit = "rad" if name == "Head" else "m"
-            raise ValueError(f"{name} target {target.tolist()} is beyond +-{limit:g} {unit} in FRAME_ROBOT: "
-                             "no pose of the robot comes near it")
+        target = check_effector_target(name, target)
         check_effector_enabled(name, self.settings.effectors)
         robot = self.torso_world @ self.fk.ground_frame(self._current_state(), self.torso_world[:3, :3])
         if name == "Head":

@@ -7,8 +7,10 @@ ALMotion client, so a combination is refused with the same reason everywhere.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from enum import Enum
+
+import numpy as np
 
 # NAOqi (wbEnableBalanceConstraint): "if COM is not inside the desired support polygon, this
 # constraint is not activated". The refusal's reason starts with this, so that the ALMotion
@@ -18,6 +20,12 @@ BALANCE_NOT_ACTIVATED = "balance constraint not activated"
 FEET = ("left", "right")
 SUPPORT_LEGS = ("Legs", "LLeg", "RLeg")
 EFFECTORS = ("Head", "LArm", "RArm")
+
+# Effector targets the QP is given at all: an unreachable one is leant towards (the QP's
+# compromise), but one a metre away from a 0.57 m robot, or an orientation beyond a half turn,
+# only drives the solver to its iteration limit.
+MAX_ARM_TARGET_M = 1.0
+MAX_HEAD_TARGET_RAD = np.pi
 SUPPORT_FEET = {"Legs": ("left", "right"), "LLeg": ("left",), "RLeg": ("right",)}
 
 
@@ -91,3 +99,20 @@ def check_effector_enabled(name: str, enabled: Collection[str]) -> None:
     """wbSetEffectorControl needs the effector under control (ValueError otherwise)."""
     if name not in enabled:
         raise ValueError(f"effector control of {name} is not enabled (wbEnableEffectorControl)")
+
+
+def check_effector_target(name: str, target: Sequence[float] | np.ndarray) -> np.ndarray:
+    """wbSetEffectorControl's target in FRAME_ROBOT as a float array: Head (wx, wy, wz) rad,
+    LArm / RArm (x, y, z) m. ValueError with the reason for an unknown effector, a target that is
+    not 3 finite numbers or one beyond MAX_HEAD_TARGET_RAD / MAX_ARM_TARGET_M. The balancer and
+    the ALMotion client both call it, so the client refuses what the node would, with its reason."""
+    check_effector(name)
+    target = np.asarray(target, dtype=float)
+    if target.shape != (3,) or not np.all(np.isfinite(target)):
+        raise ValueError(f"{name} target must be 3 finite numbers, got {target.tolist()}")
+    limit = MAX_HEAD_TARGET_RAD if name == "Head" else MAX_ARM_TARGET_M
+    if np.any(np.abs(target) > limit):
+        unit = "rad" if name == "Head" else "m"
+        raise ValueError(f"{name} target {target.tolist()} is beyond +-{limit:g} {unit} in FRAME_ROBOT: "
+                         "no pose of the robot comes near it")
+    return target
