@@ -163,6 +163,42 @@ def test_every_position_sent_is_finite_and_within_the_limits():
         np.testing.assert_allclose(MODEL.clip_to_limits(sent), sent, atol=1e-9)
 
 
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
+def test_a_non_finite_command_is_refused_whole_with_the_reason(bad):
+    adapter = started()
+    sent_before, positions_before = adapter.sent_positions, adapter.positions.copy()
+    q = STAND.copy()
+    q[MODEL.joint_index("HeadYaw")] = 0.3
+    q[MODEL.joint_index("LKneePitch")] = bad
+    out = adapter.command(q, ALL.copy(), 0.05)
+    assert out.positions is None and out.stiffnesses is None
+    assert "LKneePitch" in out.refused and "HeadYaw" not in out.refused
+    assert adapter.sent_positions == sent_before and adapter.last_command_s == 0.0  # not a fresh command
+    np.testing.assert_array_equal(adapter.positions, positions_before)
+    # The next good command goes out, without the refused one's other values.
+    out = command(adapter, t=0.06)
+    assert out.refused is None and np.all(np.isfinite(out.positions))
+    assert out.positions[LOLA_JOINT_NAMES.index("HeadYaw")] == pytest.approx(STAND[MODEL.joint_index("HeadYaw")])
+
+
+def test_a_non_finite_value_of_a_joint_not_named_is_not_read():
+    adapter = started()
+    q = STAND.copy()
+    q[MODEL.joint_index("LKneePitch")] = math.nan
+    named = np.zeros(N, dtype=bool)
+    named[MODEL.joint_index("HeadYaw")] = True
+    out = adapter.command(q, named, 0.05)
+    assert out.refused is None and np.all(np.isfinite(out.positions))
+
+
+def test_a_non_finite_first_command_does_not_count_its_motors_as_commanded():
+    adapter = LolaAdapter(MODEL)
+    q = STAND.copy()
+    q[MODEL.joint_index("HeadYaw")] = math.nan
+    assert command(adapter, q=q).refused is not None
+    assert len(adapter.missing_motors) == LOLA_JOINT_COUNT
+
+
 # --- stiffness ----------------------------------------------------------------------------
 def test_no_stiffness_before_the_measured_stiffness_is_known():
     adapter = LolaAdapter(MODEL)
@@ -237,6 +273,26 @@ def test_shutdown_sit_goes_to_crouch_then_limp():
     np.testing.assert_allclose(adapter.shutdown_step(3.5).stiffnesses, 0.0)
     assert adapter.done
     assert adapter.shutdown_step(3.6).positions is None and adapter.shutdown_step(3.6).stiffnesses is None
+
+
+def test_the_sit_down_stays_within_the_limits_from_any_clamped_start():
+    # The coupled ankle and head limits are not convex: the straight path from an allowed pose to
+    # Crouch can leave them (up to 0.27 rad past ankle roll, unclamped), so every pose is clamped.
+    rng = np.random.default_rng(14)
+    crouch = LolaJointMap(MODEL).to_lola(posture(MODEL, SIT_POSTURE), np.zeros(LOLA_JOINT_COUNT))
+    sent = np.zeros(N)
+    for _ in range(300):
+        start = MODEL.clip_to_limits(rng.uniform(MODEL.lower, MODEL.upper))
+        adapter = started(LolaAdapterConfig(sit_duration_s=2.0, limp_duration_s=0.5))
+        command(adapter, q=start, t=0.012)
+        adapter.begin_shutdown(1.0)
+        for t in np.linspace(1.0, 3.0, 41):
+            out = adapter.shutdown_step(t)
+            adapter.joints.to_model(out.positions, sent)
+            assert np.all(sent >= MODEL.lower - 1e-9) and np.all(sent <= MODEL.upper + 1e-9)
+            np.testing.assert_allclose(MODEL.clip_to_limits(sent), sent, atol=1e-9)
+        np.testing.assert_allclose(out.positions, crouch)  # and it still ends at Crouch
+        assert adapter.clamped_commands == 0  # the sit-down's own clamping is not the suite's
 
 
 def test_shutdown_limp_only_lowers_the_stiffness():

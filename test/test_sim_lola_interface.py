@@ -7,6 +7,7 @@ import math
 import subprocess
 import sys
 import time
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -24,6 +25,8 @@ from rosgraph_msgs.msg import Clock  # noqa: E402
 from sensor_msgs.msg import Imu, JointState  # noqa: E402
 
 from nao_motion.lola.joint_indexes import LOLA_JOINT_COUNT, LOLA_JOINT_NAMES  # noqa: E402
+from nao_motion.model import NaoModel  # noqa: E402
+from nao_motion.ros.lola_robot_interface import LolaRobotInterface  # noqa: E402
 from nao_motion.suite import SIMULATOR  # noqa: E402
 
 HEAD_YAW = LOLA_JOINT_NAMES.index("HeadYaw")
@@ -143,3 +146,44 @@ def test_the_nao_lola_interface_is_refused_for_a_v5():
                              "-p", "interface:=nao_lola", "-p", "thread_priority:=0"],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode != 0 and "interface nao_lola needs nao_version V6" in result.stdout + result.stderr
+
+
+class PublicationLog:
+    """The simulator node's stand-in for LolaRobotInterface: records what is published, in order
+    (over DDS the order is lost: the probe's executor takes the ready subscriptions in its own)."""
+
+    def __init__(self):
+        self.published: list[tuple[str, bytes]] = []
+        self.clock = rclpy.clock.Clock()
+
+    def create_publisher(self, msg_type, topic, depth):
+        return SimpleNamespace(publish=lambda data: self.published.append((topic, data)))
+
+    def create_subscription(self, *args, **kwargs):
+        return None
+
+    def get_clock(self):
+        return self.clock
+
+
+def test_joint_states_is_published_last_after_the_sensors_as_nao_lola_does():
+    from rclpy.serialization import deserialize_message
+
+    model = NaoModel("V6")
+    node = PublicationLog()
+    interface = LolaRobotInterface(node, SimpleNamespace(model=model))
+    position = np.linspace(-0.5, 0.5, model.n_joints)
+    position[model.joint_index("RHipYawPitch")] = position[model.joint_index("LHipYawPitch")]
+    interface.publish(SimpleNamespace(position=position, stiffness=np.full(model.n_joints, 0.7),
+                                      imu_angular_velocity=np.zeros(3), imu_linear_acceleration=np.array([0, 0, 9.81]),
+                                      fsr_left=np.ones(4), fsr_right=np.ones(4)))
+    topics = [topic for topic, _ in node.published]
+    assert topics[-1] == "joint_states" and sorted(topics) == sorted(set(TOPICS) - {"/clock"}), topics
+    # Each carries its own values (the interface reuses one LoLA-order buffer for all of them).
+    states = deserialize_message(node.published[-1][1], JointState)
+    expected = [position[model.joint_index(name)] for name in LOLA_JOINT_NAMES]
+    np.testing.assert_allclose(states.position, expected)
+    measured = deserialize_message(dict(node.published)["sensors/joint_positions"], JointPositions)
+    np.testing.assert_allclose(measured.positions, expected, atol=1e-6)
+    stiffness = deserialize_message(dict(node.published)["sensors/joint_stiffnesses"], JointStiffnesses)
+    np.testing.assert_allclose(stiffness.stiffnesses, 0.7, atol=1e-6)

@@ -5,7 +5,9 @@ publishes what it returns. What it guarantees, whatever arrives:
 
 * Positions go out for all 25 motors at once, in LoLA's order, each within the model's joint
   limits (the coupled head and ankle limits included): out-of-range values are clamped and
-  counted. Nothing is sent before every motor has been commanded once, and nothing without a
+  counted; a command with a non-finite value is refused whole (nothing sent, the reason in
+  ``LolaCommand.refused``). The shutdown's sit-down is clamped the same way: the straight path
+  between two allowed poses can leave the coupled limits, which are not convex. Nothing is sent before every motor has been commanded once, and nothing without a
   new command (LoLA keeps the last one): a command stream that stops leaves the robot on its
   last command, and ``command_age_s`` says how long ago that was.
 * One HipYawPitch motor: LHipYawPitch's value drives it; RHipYawPitch's only when a command
@@ -76,6 +78,7 @@ class LolaCommand:
 
     positions: np.ndarray | None = None  # (25,) rad
     stiffnesses: np.ndarray | None = None  # (25,) 0..1
+    refused: str | None = None  # why the command was refused (nothing sent), for the node to log
 
 
 class LolaAdapter:
@@ -91,6 +94,7 @@ class LolaAdapter:
         self._l_hyp, self._r_hyp = model.joint_index("LHipYawPitch"), model.joint_index("RHipYawPitch")
         self._wish = np.zeros(n)  # model order, the latest commanded value of each joint
         self._clamped = np.zeros(n)
+        self._sit_model = np.zeros(n)  # model order, the shutdown's pose this cycle
         self.commanded = np.zeros(LOLA_JOINT_COUNT, dtype=bool)  # motors commanded at least once
         self.positions = np.zeros(LOLA_JOINT_COUNT)  # the last positions sent
         self.target_stiffness = np.full(LOLA_JOINT_COUNT, config.startup_stiffness)
@@ -152,12 +156,19 @@ class LolaAdapter:
         return self.set_stiffness(np.arange(n), np.full(n, float(value)))
 
     def command(self, values: np.ndarray, named: np.ndarray, now_s: float) -> LolaCommand:
-        """One joint_commands message: `values` (model order, finite) for the joints `named`
-        (bool mask). Returns what to send now (nothing before every motor was commanded once,
-        nothing once shutting down)."""
+        """One joint_commands message: `values` (model order) for the joints `named` (bool mask).
+        Returns what to send now (nothing before every motor was commanded once, nothing once
+        shutting down, nothing for a command with a non-finite named value: refused, with the
+        reason, and not counted as a command)."""
         out = self._out
-        out.positions = out.stiffnesses = None
+        out.positions = out.stiffnesses = out.refused = None
         if self._shutdown_start_s is not None or self.done:
+            return out
+        # Here and not only in the node's reader: the core's guarantee must not depend on its caller.
+        finite = np.isfinite(values[named])
+        if not finite.all():
+            bad = [self.model.joint_names[i] for i in np.flatnonzero(named)[~finite]]
+            out.refused = f"non-finite position for {bad}"
             return out
         self.last_command_s = now_s
         if named[self._r_hyp] and not named[self._l_hyp]:
@@ -189,7 +200,7 @@ class LolaAdapter:
     def shutdown_step(self, now_s: float) -> LolaCommand:
         """The shutdown sequence's command at `now_s`; ``done`` once it is over."""
         out = self._out
-        out.positions = out.stiffnesses = None
+        out.positions = out.stiffnesses = out.refused = None
         if self.done or self._shutdown_start_s is None:
             return out
         t = now_s - self._shutdown_start_s
@@ -199,6 +210,7 @@ class LolaAdapter:
             np.subtract(self.sit_positions, self._shutdown_from, out=self.positions)
             self.positions *= f
             self.positions += self._shutdown_from
+            self._limit_lola(self.positions)
             out.positions = self.positions
             self.sent_positions += 1
         if t >= sit_s:
@@ -235,13 +247,23 @@ class LolaAdapter:
         return [self.model.joint_names[i] for i in self.joints.model_of_lola[~self.commanded]]
 
     # --- internals ----------------------------------------------------------------------------
+    def _limit(self, q: np.ndarray, out: np.ndarray) -> None:
+        """q (model order) within the box and coupled limits, RHipYawPitch = LHipYawPitch, into `out`."""
+        # (maximum/minimum: a seventh of np.clip's time on 26 values)
+        np.maximum(q, self.model.lower, out=out)
+        np.minimum(out, self.model.upper, out=out)
+        out[:] = project_coupled_limits(self.model, out)
+        self.model.mimic_hip_yaw_pitch(out, out=out)
+
+    def _limit_lola(self, lola_positions: np.ndarray) -> None:
+        """LoLA-order positions within the model's limits, in place (not counted as clamped)."""
+        self.joints.to_model(lola_positions, self._sit_model)
+        self._limit(self._sit_model, self._sit_model)
+        self.joints.to_lola(self._sit_model, lola_positions)
+
     def _clamp(self, wish: np.ndarray) -> None:
         clamped = self._clamped
-        # (maximum/minimum: a seventh of np.clip's time on 26 values)
-        np.maximum(wish, self.model.lower, out=clamped)
-        np.minimum(clamped, self.model.upper, out=clamped)
-        clamped[:] = project_coupled_limits(self.model, clamped)
-        self.model.mimic_hip_yaw_pitch(clamped, out=clamped)
+        self._limit(wish, clamped)
         self.model.mimic_hip_yaw_pitch(wish, out=wish)
         if np.array_equal(clamped, wish):  # the usual case, checked cheaply
             return

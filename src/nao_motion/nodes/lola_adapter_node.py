@@ -134,7 +134,12 @@ class LolaAdapterNode(Node):
         if self.core.needs_measured_stiffness and (measured := self.measured_stiffness.take_latest()) is not None:
             if not self.core.set_measured_stiffness(np.asarray(measured.stiffnesses)):
                 throttled_warning(self, "sensors/joint_stiffnesses", "sensors/joint_stiffnesses ignored: not finite")
-        self._send(self.core.command(self.values, self.named, self._steady()))
+        command = self.core.command(self.values, self.named, self._steady())
+        if command.refused is not None:  # (the reader refuses NaN/inf first; the core keeps its own guarantee)
+            self.refused += 1
+            throttled_warning(self, "joint_commands", f"joint_commands message refused, nothing sent: {command.refused}")
+            return
+        self._send(command)
         if self.core.last_clamped:
             throttled_warning(self, "clamped", f"joint_commands clamped into the joint limits: {self.core.last_clamped}")
             self.core.last_clamped = []

@@ -3,7 +3,8 @@ NAO V6 seen through the same names, message types and rate (one message each per
 as a real one through ros-sports' nao_lola_client, so that the robot bringup drives it exactly
 as it would drive the real robot.
 
-Published per cycle, stamped with the node's clock as nao_lola stamps them (``now()``):
+Published per cycle, stamped with the node's clock as nao_lola stamps them (``now()``), in
+nao_lola's order (every ``sensors/*`` and ``imu`` first, ``joint_states`` last):
 ``joint_states`` (sensor_msgs/JointState: LoLA's 25 joint names, positions only; no
 RHipYawPitch), ``imu`` (sensor_msgs/Imu, frame ``ImuTorsoAccelerometer_frame``: angular velocity
 and linear acceleration; no orientation, ``orientation_covariance[0]`` = -1, as nao_lola), and
@@ -96,18 +97,21 @@ class LolaRobotInterface:
         return [LOLA_JOINT_NAMES[i] for i in indexes], values
 
     def publish(self, state: SimState) -> None:
+        # joint_states last, as nao_lola publishes it after every sensors/* (and as the simulator's
+        # own interface does): the suite runs its cycle on it and reads the newest imu and FSRs
+        # then, which are this cycle's only if they were sent before.
         stamp = self.node.get_clock().now().to_msg()  # nao_lola stamps with its clock, not LoLA's
-        self.joints.to_lola(state.position, self.lola_values)
-        self.joint_states_image.set_floats(self.lola_values)
-        self.joint_states_image.set_stamp(stamp.sec, stamp.nanosec)
-        self.joint_states_image.publish(self.joint_states_pub)
         self.imu_values[:3], self.imu_values[3:] = state.imu_angular_velocity, state.imu_linear_acceleration
         self.imu_image.set_floats(self.imu_values)
         self.imu_image.set_stamp(stamp.sec, stamp.nanosec)
         self.imu_image.publish(self.imu_pub)
         self.fsr_image.values[:4], self.fsr_image.values[4:] = state.fsr_left, state.fsr_right
         self.fsr_image.publish(self.fsr_pub)
-        self.positions_image.values[:] = self.lola_values
-        self.positions_image.publish(self.positions_pub)
         self.stiffnesses_image.values[:] = self.joints.to_lola(state.stiffness, self.lola_values)
         self.stiffnesses_image.publish(self.stiffnesses_pub)
+        self.joints.to_lola(state.position, self.lola_values)
+        self.positions_image.values[:] = self.lola_values
+        self.positions_image.publish(self.positions_pub)
+        self.joint_states_image.set_floats(self.lola_values)
+        self.joint_states_image.set_stamp(stamp.sec, stamp.nanosec)
+        self.joint_states_image.publish(self.joint_states_pub)
