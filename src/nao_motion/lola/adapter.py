@@ -7,9 +7,10 @@ publishes what it returns. What it guarantees, whatever arrives:
   limits (the coupled head and ankle limits included): out-of-range values are clamped and
   counted; a command with a non-finite value is refused whole (nothing sent, the reason in
   ``LolaCommand.refused``). The shutdown's sit-down is clamped the same way: the straight path
-  between two allowed poses can leave the coupled limits, which are not convex. Nothing is sent before every motor has been commanded once, and nothing without a
-  new command (LoLA keeps the last one): a command stream that stops leaves the robot on its
-  last command, and ``command_age_s`` says how long ago that was.
+  between two allowed poses can leave the coupled limits, which are not convex. Nothing is sent
+  before every motor has been commanded once, and nothing without a new command (LoLA keeps the
+  last one): a command stream that stops leaves the robot on its last command, and
+  ``command_age_s`` says how long ago that was.
 * One HipYawPitch motor: LHipYawPitch's value drives it; RHipYawPitch's only when a command
   names it without LHipYawPitch (the simulator's rule).
 * Stiffness: ramped at start-up from what the robot measures to ``startup_stiffness`` over
