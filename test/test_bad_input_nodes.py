@@ -20,12 +20,14 @@ from nav_msgs.msg import Odometry  # noqa: E402
 from rcl_interfaces.msg import Log  # noqa: E402
 from rcl_interfaces.srv import SetParameters  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
+from rclpy.qos import QoSProfile  # noqa: E402
 from rosgraph_msgs.msg import Clock  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension, String  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 
 from nao_motion.model import NaoModel  # noqa: E402
+from nao_motion.postures import posture  # noqa: E402
 from nao_motion.ros.conversions import stamp_seconds  # noqa: E402
 from nao_motion.ros.footstep_messages import decode_plan  # noqa: E402
 from nao_motion.ros.node_tools import FAMILY_LINES  # noqa: E402
@@ -36,6 +38,9 @@ MODEL = NaoModel()
 DT = MODEL.cycle_time_s
 # Per cycle, no command moves a joint faster than its motor can (the whole body's limit is half).
 MAX_STEP_RAD = MODEL.max_velocity * DT * 1.01 + 1e-9
+# A client that floods a service: the calls that share a movement are answered together, in a
+# burst that the default depth (10) would cut to its last 10 answers (measured: 8 of 17 lost).
+FLOOD_QOS = QoSProfile(depth=1000)
 
 
 class Watcher(SpinningProbe):
@@ -204,19 +209,40 @@ def test_refused_commands_are_logged_throttled(suite):
 
 def test_a_flood_of_move_init_calls_is_answered(suite):
     """Was: a moveInit called again while one was under way dropped the earlier call's answer
-    (10 of 100 answered in 1 s)."""
+    (10 of 100 answered in 1 s). From Stand (not walk-ready, so moveInit moves and waits), 100
+    calls 10 ms apart, as the issue sent them: each is answered, and all alike, since the calls
+    that overlap share the movement under way and the robot gets to StandInit. (The old test was
+    answered at once since moveInit from a walk-ready posture moves nothing.)"""
     watcher, _, _ = suite
-    client = watcher.node.create_client(Trigger, "walk/move_init")
+    stand, stand_init = posture(MODEL, "Stand"), posture(MODEL, "StandInit")
+    pub = watcher.node.create_publisher(JointState, "joint_targets", 10)
+    client = watcher.node.create_client(Trigger, "walk/move_init", qos_profile=FLOOD_QOS)
+
+    def commanded_near(q) -> bool:
+        with watcher.cond:
+            return bool(watcher.commands) and np.max(np.abs(watcher.commands[-1][1] - q)) < 0.01
+
     try:
         assert client.wait_for_service(timeout_sec=10.0)
+        pub.publish(JointState(name=list(MODEL.joint_names), position=stand.tolist()))
+        assert watcher.wait(lambda: commanded_near(stand), 10.0), "the robot did not go to Stand"
+        time.sleep(0.5)  # the measured legs follow: not walk-ready
         futures = []
-        for _ in range(40):
+        for _ in range(100):
             futures.append(client.call_async(Trigger.Request()))
             time.sleep(0.01)
-        assert watcher.wait(lambda: all(f.done() for f in futures), 20.0), \
+        assert watcher.wait(lambda: all(f.done() for f in futures), 30.0), \
             f"{sum(not f.done() for f in futures)} of {len(futures)} calls unanswered"
+        answers = [(f.result().success, f.result().message) for f in futures]
+        assert answers[0] == (True, "StandInit reached"), answers[0]  # the first one moved the robot
+        assert all(a in ((True, "StandInit reached"), (True, "walk-ready already: nothing to move"))
+                   for a in answers), sorted(set(answers))
+        assert answers.count((True, "StandInit reached")) > 1  # calls made while it moved waited for it
+        assert commanded_near(stand_init)
+        assert standing(watcher)
     finally:
         watcher.node.destroy_client(client)
+        watcher.node.destroy_publisher(pub)
 
 
 def test_after_the_clock_jumps_back_every_node_carries_on(suite):
