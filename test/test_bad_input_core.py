@@ -78,6 +78,24 @@ def test_imu_and_fsr_readings_beyond_the_hardware_are_refused():
     assert not plausible_fsr(np.array([-50.0, 0.0, 0.0, 0.0]), limit)
 
 
+def test_a_pose_whose_quaternion_overflows_is_refused_not_read_as_no_rotation():
+    """Was: a goal_pose quaternion (0, 0, 1e308, 1e308) overflowed in the norm, was read as the
+    identity (theta 0) and walked. The goal_pose, foot references, torso pose and obstacle
+    markers all decode through pose_matrix_of."""
+    from nao_motion.ros.conversions import pose_matrix_of, pose_refusal
+    from nao_motion.spatial import yaw_of
+
+    absurd = (1.0, 0.0, 0.0, 0.0, 0.0, 1e308, 1e308)
+    assert pose_matrix_of(absurd) is None
+    reason = pose_refusal(absurd)
+    assert reason is not None and "norm" in reason and "1e+06" in reason
+    for values in ((1.0, 0.0, 0.0, 0.0, 0.0, 2.0, 2.0), (1.0, 0.0, 0.0, 0.0, 0.0, 1e5, 1e5)):  # unnormalised: taken
+        assert pose_refusal(values) is None
+        assert yaw_of(pose_matrix_of(values)) == pytest.approx(math.pi / 2)
+    assert pose_refusal((0.0,) * 7) == "zero orientation quaternion"
+    assert pose_refusal((math.nan,) + (0.0,) * 5 + (1.0,)) == "non-finite position or orientation"
+
+
 def test_a_push_that_blows_the_physics_up_does_not_send_time_back(tmp_path, monkeypatch):
     """Was: MuJoCo reset itself on a 1e308 N push, sim time went back to 0 on /clock."""
     from nao_motion.sim.simulator import NaoSimulator, SimulationDiverged
