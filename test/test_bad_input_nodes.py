@@ -22,13 +22,13 @@ from rcl_interfaces.srv import SetParameters  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 from rclpy.qos import QoSProfile  # noqa: E402
 from rosgraph_msgs.msg import Clock  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
+from sensor_msgs.msg import Imu, JointState  # noqa: E402
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension, String  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 
 from nao_motion.model import NaoModel  # noqa: E402
 from nao_motion.postures import posture  # noqa: E402
-from nao_motion.ros.conversions import stamp_seconds  # noqa: E402
+from nao_motion.ros.conversions import IMU_ANGULAR_VELOCITY_ERROR, IMU_ORIENTATION_ERROR, stamp_seconds  # noqa: E402,E501
 from nao_motion.ros.footstep_messages import decode_plan  # noqa: E402
 from nao_motion.ros.node_tools import FAMILY_LINES  # noqa: E402
 from nao_motion.ros.qos import CYCLE_QOS, LATCHED_QOS  # noqa: E402
@@ -189,6 +189,44 @@ def test_implausible_joint_states_hold_the_command_and_say_so(suite):
                    for status in watcher.diagnostics.get("nao_motion: whole_body", [])[-3:])
     assert watcher.wait(warned, 5.0), "the whole-body diagnostics did not say why"
     assert standing(watcher)
+
+
+def test_an_implausible_imu_is_refused_and_said_on_diagnostics(suite):
+    """Was: the whole body dropped a gyro rate beyond what a gyrometer reads without a word, and
+    the kinematics node logged a refused IMU orientation but its diagnostics stayed OK."""
+    watcher, _, _ = suite
+    pub = watcher.node.create_publisher(Imu, "imu", CYCLE_QOS)
+    absurd_rate, absurd_attitude = Imu(), Imu()
+    absurd_rate.orientation.w, absurd_rate.angular_velocity.x = 1.0, 1e308
+    absurd_attitude.orientation.w = 1e308
+    start = watcher.count(watcher.commands)
+
+    def said(node: str, reason: str, holding: str, msg: Imu) -> bool:
+        """While `msg` is sent (between the simulator's IMU messages: some cycles sample it),
+        the node's diagnostics say it refuses it, why, and what it does meanwhile."""
+        with watcher.cond:
+            seen = len(watcher.diagnostics.get(f"nao_motion: {node}", []))
+
+        def told() -> bool:
+            return any(status.level != b"\x00" and f"imu refused ({reason}): {holding}" in status.message
+                       and any(v.key == "refused_inputs" for v in status.values)
+                       for status in watcher.diagnostics.get(f"nao_motion: {node}", [])[seen:])
+        end = time.monotonic() + 5.0
+        while time.monotonic() < end:
+            msg.header.stamp = watcher.node.get_clock().now().to_msg()
+            pub.publish(msg)
+            if watcher.wait(told, 0.01):
+                return True
+        return False
+
+    assert said("whole_body", IMU_ANGULAR_VELOCITY_ERROR, "the robot keeps its last command", absurd_rate), \
+        "the whole-body diagnostics did not say why"
+    assert said("kinematics", IMU_ORIENTATION_ERROR, "the last valid pose stays published", absurd_attitude), \
+        "the kinematics diagnostics did not say why"
+    with watcher.cond:
+        assert_safe(watcher.commands[start:])
+    assert standing(watcher)
+    watcher.node.destroy_publisher(pub)
 
 
 def test_refused_commands_are_logged_throttled(suite):

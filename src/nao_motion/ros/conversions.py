@@ -8,10 +8,12 @@ import numpy as np
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Transform, TransformStamped
 
-from ..plausibility import plausible_quaternion
+from ..plausibility import MAX_ANGULAR_VELOCITY_RADPS, plausible_quaternion
 from ..spatial import quaternion_xyzw_from_rotation, rotation_from_quaternion_xyzw, transform
 
 IMU_ORIENTATION_ERROR = "imu message with an invalid orientation ignored (a finite quaternion of norm about 1)"
+IMU_ANGULAR_VELOCITY_ERROR = ("imu angular velocity ignored (finite and at most "
+                              f"{math.degrees(MAX_ANGULAR_VELOCITY_RADPS):.0f} deg/s, what a gyrometer reads)")
 
 
 def transform_msg(t: np.ndarray, out: Transform | None = None, quaternion_xyzw=None) -> Transform:
