@@ -20,13 +20,15 @@ from nav_msgs.msg import Odometry  # noqa: E402
 from rcl_interfaces.msg import Log  # noqa: E402
 from rcl_interfaces.srv import SetParameters  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
+from rclpy.qos import QoSProfile  # noqa: E402
 from rosgraph_msgs.msg import Clock  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
+from sensor_msgs.msg import Imu, JointState  # noqa: E402
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension, String  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 
 from nao_motion.model import NaoModel  # noqa: E402
-from nao_motion.ros.conversions import stamp_seconds  # noqa: E402
+from nao_motion.postures import posture  # noqa: E402
+from nao_motion.ros.conversions import IMU_ANGULAR_VELOCITY_ERROR, IMU_ORIENTATION_ERROR, stamp_seconds  # noqa: E402,E501
 from nao_motion.ros.footstep_messages import decode_plan  # noqa: E402
 from nao_motion.ros.node_tools import FAMILY_LINES  # noqa: E402
 from nao_motion.ros.qos import CYCLE_QOS, LATCHED_QOS  # noqa: E402
@@ -36,6 +38,9 @@ MODEL = NaoModel()
 DT = MODEL.cycle_time_s
 # Per cycle, no command moves a joint faster than its motor can (the whole body's limit is half).
 MAX_STEP_RAD = MODEL.max_velocity * DT * 1.01 + 1e-9
+# A client that floods a service: the calls that share a movement are answered together, in a
+# burst that the default depth (10) would cut to its last 10 answers (measured: 8 of 17 lost).
+FLOOD_QOS = QoSProfile(depth=1000)
 
 
 class Watcher(SpinningProbe):
@@ -186,6 +191,44 @@ def test_implausible_joint_states_hold_the_command_and_say_so(suite):
     assert standing(watcher)
 
 
+def test_an_implausible_imu_is_refused_and_said_on_diagnostics(suite):
+    """Was: the whole body dropped a gyro rate beyond what a gyrometer reads without a word, and
+    the kinematics node logged a refused IMU orientation but its diagnostics stayed OK."""
+    watcher, _, _ = suite
+    pub = watcher.node.create_publisher(Imu, "imu", CYCLE_QOS)
+    absurd_rate, absurd_attitude = Imu(), Imu()
+    absurd_rate.orientation.w, absurd_rate.angular_velocity.x = 1.0, 1e308
+    absurd_attitude.orientation.w = 1e308
+    start = watcher.count(watcher.commands)
+
+    def said(node: str, reason: str, holding: str, msg: Imu) -> bool:
+        """While `msg` is sent (between the simulator's IMU messages: some cycles sample it),
+        the node's diagnostics say it refuses it, why, and what it does meanwhile."""
+        with watcher.cond:
+            seen = len(watcher.diagnostics.get(f"nao_motion: {node}", []))
+
+        def told() -> bool:
+            return any(status.level != b"\x00" and f"imu refused ({reason}): {holding}" in status.message
+                       and any(v.key == "refused_inputs" for v in status.values)
+                       for status in watcher.diagnostics.get(f"nao_motion: {node}", [])[seen:])
+        end = time.monotonic() + 5.0
+        while time.monotonic() < end:
+            msg.header.stamp = watcher.node.get_clock().now().to_msg()
+            pub.publish(msg)
+            if watcher.wait(told, 0.01):
+                return True
+        return False
+
+    assert said("whole_body", IMU_ANGULAR_VELOCITY_ERROR, "the robot keeps its last command", absurd_rate), \
+        "the whole-body diagnostics did not say why"
+    assert said("kinematics", IMU_ORIENTATION_ERROR, "the last valid pose stays published", absurd_attitude), \
+        "the kinematics diagnostics did not say why"
+    with watcher.cond:
+        assert_safe(watcher.commands[start:])
+    assert standing(watcher)
+    watcher.node.destroy_publisher(pub)
+
+
 def test_refused_commands_are_logged_throttled(suite):
     """Was: the collision filter logged each rejected message (about 120 lines a second)."""
     watcher, _, _ = suite
@@ -204,19 +247,40 @@ def test_refused_commands_are_logged_throttled(suite):
 
 def test_a_flood_of_move_init_calls_is_answered(suite):
     """Was: a moveInit called again while one was under way dropped the earlier call's answer
-    (10 of 100 answered in 1 s)."""
+    (10 of 100 answered in 1 s). From Stand (not walk-ready, so moveInit moves and waits), 100
+    calls 10 ms apart, as the issue sent them: each is answered, and all alike, since the calls
+    that overlap share the movement under way and the robot gets to StandInit. (The old test was
+    answered at once since moveInit from a walk-ready posture moves nothing.)"""
     watcher, _, _ = suite
-    client = watcher.node.create_client(Trigger, "walk/move_init")
+    stand, stand_init = posture(MODEL, "Stand"), posture(MODEL, "StandInit")
+    pub = watcher.node.create_publisher(JointState, "joint_targets", 10)
+    client = watcher.node.create_client(Trigger, "walk/move_init", qos_profile=FLOOD_QOS)
+
+    def commanded_near(q) -> bool:
+        with watcher.cond:
+            return bool(watcher.commands) and np.max(np.abs(watcher.commands[-1][1] - q)) < 0.01
+
     try:
         assert client.wait_for_service(timeout_sec=10.0)
+        pub.publish(JointState(name=list(MODEL.joint_names), position=stand.tolist()))
+        assert watcher.wait(lambda: commanded_near(stand), 10.0), "the robot did not go to Stand"
+        time.sleep(0.5)  # the measured legs follow: not walk-ready
         futures = []
-        for _ in range(40):
+        for _ in range(100):
             futures.append(client.call_async(Trigger.Request()))
             time.sleep(0.01)
-        assert watcher.wait(lambda: all(f.done() for f in futures), 20.0), \
+        assert watcher.wait(lambda: all(f.done() for f in futures), 30.0), \
             f"{sum(not f.done() for f in futures)} of {len(futures)} calls unanswered"
+        answers = [(f.result().success, f.result().message) for f in futures]
+        assert answers[0] == (True, "StandInit reached"), answers[0]  # the first one moved the robot
+        assert all(a in ((True, "StandInit reached"), (True, "walk-ready already: nothing to move"))
+                   for a in answers), sorted(set(answers))
+        assert answers.count((True, "StandInit reached")) > 1  # calls made while it moved waited for it
+        assert commanded_near(stand_init)
+        assert standing(watcher)
     finally:
         watcher.node.destroy_client(client)
+        watcher.node.destroy_publisher(pub)
 
 
 def test_after_the_clock_jumps_back_every_node_carries_on(suite):

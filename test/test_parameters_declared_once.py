@@ -85,3 +85,40 @@ def test_start_up_parameters_are_read_only_at_run_time(made_nodes):
             value = node.get_parameter(name).value
             result = node.set_parameters([Parameter(name, value=value)])[0]
             assert not result.successful, f"{spec.executable}: {name} changed at run time"
+
+
+
+def readme_section(heading: str) -> list[str]:
+    """The lines of the README's section `### heading`, up to the next heading."""
+    lines = README.splitlines()
+    start = lines.index(f"### {heading}") + 1
+    end = next((k for k in range(start, len(lines)) if lines[k].startswith("#")), len(lines))
+    return lines[start:end]
+
+
+def stated_range(description: str) -> str:
+    """The range ParameterSpec.summary put in a descriptor: "<description>; <range>[ or NaN
+    (...)]; default ..." -> "(0, 60]", "> 0", or "" for a parameter without a numeric range."""
+    head = description.rsplit("; default ", 1)[0]
+    text = head.rsplit("; ", 1)[1].split(" or NaN (")[0]
+    if text.startswith("in ") and text[3] in "[(":
+        return text[3:]
+    return text if text[:1] in "<>" else ""
+
+
+def test_the_readme_states_each_numeric_range_as_its_spec(made_nodes):
+    """The README's row for a parameter, in its node's section, gives the range the node refuses
+    outside of (push_duration_s and margin_m once disagreed: issue 16)."""
+    wrong = []
+    for spec, node in made_nodes:
+        rows = [line for line in readme_section(spec.executable) if line.startswith("|")]
+        for name in node._parameters:
+            if name in ROS_OWN or name == "thread_priority":
+                continue
+            interval = stated_range(node.describe_parameter(name).description)
+            if not interval:
+                continue
+            named = [row for row in rows if f"`{name}`" in row]
+            if not any(interval in row for row in named):
+                wrong.append(f"{spec.executable}: {name} {interval}: {named}")
+    assert not wrong, "\n".join(wrong)

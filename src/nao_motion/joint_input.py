@@ -19,6 +19,10 @@ from .model import NaoModel
 MAX_COMMAND_POSITION_RAD = 2.0 * np.pi
 # Names quoted in a refusal: a message of 10,000 bad names gets a reason, not a page.
 QUOTED_NAMES = 5
+# A message naming more than this many times the model's joints is no NAO's (a sensor stream's
+# extra joints, another description's fingers, are a few): refused on its count, before any
+# per-name work (10,000 duplicated names cost about 15 ms a message, more than a cycle).
+MAX_NAMES_PER_MODEL_JOINT = 4
 
 
 class JointInputError(ValueError):
@@ -51,6 +55,7 @@ def parse_joint_values(
     (sensor streams may carry extra joints, e.g. finger joints of another description).
     limit: values beyond +-limit are refused (commands: MAX_COMMAND_POSITION_RAD).
     """
+    check_name_count(model, len(names))
     names = list(names)
     values = np.asarray(values, dtype=float)
     if values.ndim != 1 or len(values) != len(names):
@@ -72,6 +77,18 @@ def parse_joint_values(
         raise JointInputError(f"{what} beyond +-{limit:.3g} for {quoted(bad)}: refused, not clamped")
     indices = np.array([model.joint_index(n) for n, k in zip(names, known) if k], dtype=int)
     return JointValues(indices, kept_values.copy(), ignored)
+
+
+def max_joint_names(model: NaoModel) -> int:
+    return MAX_NAMES_PER_MODEL_JOINT * model.n_joints
+
+
+def check_name_count(model: NaoModel, count: int) -> None:
+    """Refuse a message of more joint names than max_joint_names, before reading them."""
+    limit = max_joint_names(model)
+    if count > limit:
+        raise JointInputError(f"{count} joint names, more than {limit} "
+                              f"({MAX_NAMES_PER_MODEL_JOINT} x the model's {model.n_joints} joints)")
 
 
 def parse_stiffness(model: NaoModel, names: Sequence[str], efforts: Sequence[float], *,

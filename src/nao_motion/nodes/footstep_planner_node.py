@@ -41,7 +41,6 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
-import numpy as np
 from diagnostic_msgs.msg import DiagnosticStatus
 from geometry_msgs.msg import PoseStamped, Twist
 from rclpy.node import Node
@@ -53,6 +52,7 @@ from ..footsteps import NAO_FOOT_BOXES, FootstepError, FootstepPlanner, Leg, Pos
 from ..footsteps.step_queue import DEFAULT_PREVIEW_S
 from ..footsteps.gait_config import FREQUENCY_KEY, GAIT_PARAMETERS, MoveConfigError, parse_move_config
 from ..model import NaoModel
+from ..ros.conversions import pose_matrix_of, pose_refusal
 from ..ros.footstep_messages import (
     FOOT_PREFIXES, PER_FOOT_KEYS, SETTABLE_KEYS, FootstepMessageError, FootstepPlan, decode_request, encode_plan,
     plan_of)
@@ -60,7 +60,6 @@ from ..ros.parameters import NAO_VERSION, ParameterSpec, declare_startup
 from ..ros.node_tools import CycleDiagnostics, ValidatedParameters, run_node, throttled_warning
 from ..ros.qos import LATCHED_QOS
 from ..ros.tf_listener import TfListener
-from ..spatial import rotation_from_quaternion_xyzw, transform
 
 ODOM_FRAME = "odom"
 PLAN_PERIOD_S = 0.5
@@ -211,12 +210,11 @@ class FootstepPlannerNode(Node):
 
     def _goal_in_odom(self, msg: PoseStamped) -> Pose2D:
         p, o = msg.pose.position, msg.pose.orientation
-        values = np.array([p.x, p.y, p.z, o.x, o.y, o.z, o.w])
-        if not np.all(np.isfinite(values)):
-            raise ValueError("non-finite position or orientation")
-        if np.linalg.norm(values[3:]) < 1e-6:
-            raise ValueError("zero orientation quaternion")
-        pose = transform(rotation_from_quaternion_xyzw(values[3:]), values[:3])
+        values = (p.x, p.y, p.z, o.x, o.y, o.z, o.w)
+        refusal = pose_refusal(values)
+        if refusal is not None:
+            raise ValueError(refusal)
+        pose = pose_matrix_of(values)
         frame = msg.header.frame_id.lstrip("/")
         if frame not in ("", ODOM_FRAME):
             try:

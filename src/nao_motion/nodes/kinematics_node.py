@@ -139,6 +139,7 @@ class KinematicsNode(Node):
         if attitude is None:
             if not self.imu_reader.no_orientation:
                 throttled_warning(self, "imu", IMU_ORIENTATION_ERROR)
+                self.diagnostics.refused("imu", IMU_ORIENTATION_ERROR)
             return
         self.torso_attitude = attitude
         self.imu_time_s = now_s

@@ -66,6 +66,7 @@ from ..footsteps.gait_config import GAIT_PARAMETERS
 from ..joint_input import MAX_COMMAND_POSITION_RAD, JointInputError, parse_joint_values
 from ..model import NaoModel
 from ..ros.conversions import (
+    IMU_ANGULAR_VELOCITY_ERROR,
     IMU_ORIENTATION_ERROR,
     pose_matrix,
     stamp_seconds,
@@ -318,9 +319,12 @@ class WholeBodyNode(Node):
             throttled_warning(self, "imu", IMU_ORIENTATION_ERROR)
             self.diagnostics.refused("imu", IMU_ORIENTATION_ERROR)
             return
-        if gyro is not None:  # an IMU without orientation (nao_lola's) still damps the walk
-            self.gyro_radps[:] = gyro
-            self.gyro_s = now_s
+        if gyro is None:  # the walk's ankle damping keeps the last reading until it is stale
+            throttled_warning(self, "imu gyro", IMU_ANGULAR_VELOCITY_ERROR)
+            self.diagnostics.refused("imu", IMU_ANGULAR_VELOCITY_ERROR)
+            return
+        self.gyro_radps[:] = gyro  # also from an IMU without orientation (nao_lola's): it damps the walk
+        self.gyro_s = now_s
 
     def on_effector(self, name: str, msg) -> None:
         topic = f"whole_body/effector/{name}"

@@ -34,7 +34,7 @@ import numpy as np
 from builtin_interfaces.msg import Time
 from rclpy.serialization import deserialize_message, serialize_message
 
-from ..joint_input import JointInputError, parse_joint_values, quoted
+from ..joint_input import JointInputError, check_name_count, parse_joint_values, quoted
 from ..plausibility import implausible_positions, plausible_angular_velocity
 from .conversions import imu_attitude
 
@@ -237,6 +237,8 @@ class JointStateReader:
         layout = self._layout
         if layout is not None and data[names_at:names_at + len(layout.names)] == layout.names:
             return layout
+        (count,) = struct.unpack_from("<I", data, names_at)
+        check_name_count(self.model, count)  # before decoding them
         names, end = self._names(data, names_at)
         parsed = parse_joint_values(self.model, names, np.zeros(len(names)), unknown_names=self.unknown_names)
         keep = np.array([self.model.has_joint(n) for n in names], dtype=bool)

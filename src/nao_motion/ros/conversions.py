@@ -8,10 +8,12 @@ import numpy as np
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Transform, TransformStamped
 
-from ..plausibility import plausible_quaternion
+from ..plausibility import MAX_ANGULAR_VELOCITY_RADPS, plausible_quaternion
 from ..spatial import quaternion_xyzw_from_rotation, rotation_from_quaternion_xyzw, transform
 
 IMU_ORIENTATION_ERROR = "imu message with an invalid orientation ignored (a finite quaternion of norm about 1)"
+IMU_ANGULAR_VELOCITY_ERROR = ("imu angular velocity ignored (finite and at most "
+                              f"{math.degrees(MAX_ANGULAR_VELOCITY_RADPS):.0f} deg/s, what a gyrometer reads)")
 
 
 def transform_msg(t: np.ndarray, out: Transform | None = None, quaternion_xyzw=None) -> Transform:
@@ -54,15 +56,37 @@ def stamp_seconds(stamp: Time) -> float:
 
 def pose_matrix(pose) -> np.ndarray | None:
     """A geometry_msgs/Pose as a 4x4 transform, or None when its position is not finite or its
-    orientation not a finite, non-zero quaternion (the caller says why it refuses it)."""
+    orientation not a finite quaternion of a norm that can be normalised (pose_refusal; the
+    caller says why it refuses it)."""
     p, o = pose.position, pose.orientation
     return pose_matrix_of((p.x, p.y, p.z, o.x, o.y, o.z, o.w))
 
 
-def pose_matrix_of(values) -> np.ndarray | None:
-    """pose_matrix of the seven numbers of a Pose: position x, y, z, orientation x, y, z, w."""
+# A pose's quaternion is normalised when read: any norm a script computes is taken, but not one
+# whose squares overflow (1e308: its norm read as inf, the rotation as the identity, and walked).
+POSE_QUATERNION_NORM_RANGE = (1e-6, 1e6)
+
+
+def pose_refusal(values) -> str | None:
+    """Why the seven numbers of a Pose (position x, y, z, orientation x, y, z, w) are no pose,
+    or None."""
     values = [float(v) for v in values]
-    if not all(math.isfinite(v) for v in values) or math.hypot(*values[3:]) < 1e-6:
+    if not all(math.isfinite(v) for v in values):
+        return "non-finite position or orientation"
+    norm = math.hypot(*values[3:])  # scaled: no overflow
+    low, high = POSE_QUATERNION_NORM_RANGE
+    if norm < low:
+        return "zero orientation quaternion"
+    if norm > high:
+        return f"orientation quaternion of norm {norm:.3g}: no rotation (its norm must be in [{low:g}, {high:g}])"
+    return None
+
+
+def pose_matrix_of(values) -> np.ndarray | None:
+    """pose_matrix of the seven numbers of a Pose: position x, y, z, orientation x, y, z, w; None
+    when pose_refusal says why not."""
+    values = [float(v) for v in values]
+    if pose_refusal(values) is not None:
         return None
     return transform(rotation_from_quaternion_xyzw(values[3:]), values[:3])
 
