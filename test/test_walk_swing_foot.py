@@ -1,5 +1,5 @@
-"""Swing-foot trajectory: ends, zero velocity at lift-off and touch-down, peak height, no ground
-penetration; and the generator's soles over a planned walk."""
+"""Swing-foot trajectory: ends, zero velocity at lift-off and touch-down, the turn's peak rate, peak
+height, no ground penetration; and the generator's soles over a planned walk."""
 
 import math
 
@@ -29,8 +29,10 @@ def test_zero_velocity_at_lift_off_and_touch_down(phase):
     h = 1e-4
     inside = phase + h if phase == 0.0 else phase - h
     velocity = (pose(inside) - pose(phase)) / h  # per unit phase
-    # A linear profile would give |dx/dphase| = 0.08 here; the quintic and the lift give O(h^2).
-    assert np.abs(velocity).max() < 1e-5
+    # A linear profile would give |dx/dphase| = 0.08 here; the quintic and the lift give O(h^2),
+    # the yaw's cubic O(h) (|dyaw/dphase| = 0.35 for a linear one).
+    assert np.abs(velocity[:3]).max() < 1e-5
+    assert abs(velocity[3]) < 1e-3
     # and the foot does move in between
     assert np.abs((pose(0.5 + h) - pose(0.5 - h)) / (2 * h))[:2].max() > 0.1
 
@@ -41,6 +43,18 @@ def test_peak_height_is_the_step_height_and_never_below_ground():
     assert z.max() == pytest.approx(HEIGHT_M, rel=1e-9)
     assert phases[z.argmax()] == pytest.approx(0.5)
     assert z.min() >= 0.0
+
+
+def test_yaw_turn_rate_peaks_at_one_and_a_half_times_its_mean():
+    # The foot's turn asks the hip yaw-pitch most: a minimum-acceleration turn (peak 1.5 x the
+    # mean rate), not the position's minimum-jerk one (1.875 x), which NAOqi's MaxStepTheta made
+    # faster than the motors.
+    phases = np.linspace(0.0, 1.0, 4001)
+    yaw = np.array([pose(p)[3] for p in phases])
+    rate = np.abs(np.diff(yaw) / np.diff(phases))
+    assert rate.max() == pytest.approx(1.5 * abs(TARGET.theta - ORIGIN.theta), rel=1e-3)
+    x = np.array([pose(p)[0] for p in phases])  # the position keeps the quintic
+    assert np.abs(np.diff(x) / np.diff(phases)).max() == pytest.approx(1.875 * abs(TARGET.x - ORIGIN.x), rel=1e-3)
 
 
 def test_yaw_turns_the_short_way_round():

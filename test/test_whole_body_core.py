@@ -371,3 +371,57 @@ def test_the_walks_ankle_damping_never_commands_an_ankle_past_its_limit():
             command = cycle.cycle(q, walk, q, np.array(gyro))
             assert np.all(command >= MODEL.lower - 1e-12) and np.all(command <= MODEL.upper + 1e-12)
     assert cycle.stabilizer.correction_rad[roll] != 0.0  # the damping was on
+
+
+def swing_joint_steps(speed_mps: float, rate_radps: float) -> tuple[float, float]:
+    """The legs' largest joint step per cycle, as a fraction of each joint's no-load step, while
+    the right foot's reference, lifted, moves forward 0.08 m at ``speed_mps`` and turns at
+    ``rate_radps`` with the left foot supporting: (right leg, left leg without the shared hip
+    yaw-pitch)."""
+    b = standing(enable=False)
+    left, right = sole_poses(b)
+    com = b.step(b.q.copy()).com_world_m.copy()
+    com_ref = left[:3, 3] + [0.0, -0.02, com[2] - 0.005]  # over the left foot
+    lifted = right.copy()
+    lifted[:3, 3] += [-0.04, 0.0, 0.015]
+    for k in range(120):  # over to the left foot, the right one lifted and back
+        b.step(b.q.copy(), WalkReference(com_ref, left, lifted, "Legs" if k < 60 else "LLeg"))
+    chain = {leg: np.array([j.chain == leg for j in MODEL.joints]) for leg in ("LLeg", "RLeg")}
+    chain["LLeg"][MODEL.joint_index("LHipYawPitch")] = False
+    no_load_step = MODEL.max_velocity * b.dt_s
+    worst = {leg: 0.0 for leg in chain}
+    moved = lifted.copy()
+    cycles = round(0.08 / (speed_mps * b.dt_s))
+    for k in range(1, cycles + 1):
+        moved[:3, :3] = spatial.rot_z(-rate_radps * b.dt_s * k) @ lifted[:3, :3]  # toes in, the free way
+        moved[0, 3] += speed_mps * b.dt_s
+        before = b.q.copy()
+        result = b.step(b.q.copy(), WalkReference(com_ref, left, moved.copy(), "LLeg"))
+        assert result.mode is Mode.WALKING
+        for leg, joints in chain.items():
+            worst[leg] = max(worst[leg], float(np.max(np.abs(result.q - before)[joints] / no_load_step[joints])))
+    return worst["RLeg"], worst["LLeg"]
+
+
+def test_a_fast_swing_foot_reference_lets_the_swing_leg_go_faster():
+    """NAOqi's maximum steps need the swing leg faster than the balancer's joint speed limit
+    (``swing_speed``): a swing foot's reference faster than ``walk_swing_speed_mps`` or
+    ``walk_swing_rate_radps`` raises the swing leg's limit with it, up to
+    ``walk_max_velocity_fraction``; the stance leg, and a swing as slow as the default gait's,
+    keep ``max_velocity_fraction``."""
+    cfg = BalancerConfig()
+    fast_swing, fast_stance = swing_joint_steps(0.6, 1.6 * cfg.walk_swing_rate_radps)
+    assert fast_swing > cfg.max_velocity_fraction + 0.05  # the old limit clipped it at 0.5
+    assert fast_swing <= cfg.walk_max_velocity_fraction + 1e-6
+    assert fast_stance <= cfg.max_velocity_fraction + 1e-6
+    slow_swing, slow_stance = swing_joint_steps(0.3, 0.8 * cfg.walk_swing_rate_radps)
+    assert max(slow_swing, slow_stance) <= cfg.max_velocity_fraction + 1e-6
+
+
+def test_swing_velocity_fraction_scales_with_the_foot_speed_within_its_bounds():
+    from nao_motion.wholebody.swing_speed import swing_velocity_fraction
+    assert swing_velocity_fraction(0.5, 0.75, 0.3, 1.0, 0.45, 3.4) == 0.5  # slower than nominal
+    assert swing_velocity_fraction(0.5, 0.75, 0.54, 1.0, 0.45, 3.4) == pytest.approx(0.6)
+    assert swing_velocity_fraction(0.5, 0.75, 0.1, 4.08, 0.45, 3.4) == pytest.approx(0.6)  # the turn
+    assert swing_velocity_fraction(0.5, 0.75, 2.0, 1.0, 0.45, 3.4) == 0.75
+    assert swing_velocity_fraction(0.8, 0.75, 2.0, 1.0, 0.45, 3.4) == 0.8  # never below the base

@@ -20,7 +20,7 @@ from .pattern_generator import WalkConfig, WalkOutput, WalkPatternGenerator, sta
 from .preview_control import GRAVITY_MPS2, PreviewConfig, PreviewController, PreviewGains, preview_gains
 from .stabilizer import StabilizerConfig, WalkStabilizer
 from .step_phase import StepPhases
-from .swing_foot import horizontal_scaling, lift_profile, swing_foot_pose
+from .swing_foot import horizontal_scaling, lift_profile, rotation_scaling, swing_foot_pose
 from .zmp_reference import ZmpReference, ZmpReferenceConfig
 
 __all__ = [
@@ -55,6 +55,7 @@ __all__ = [
     "lift_profile",
     "preview_gains",
     "rotation_about",
+    "rotation_scaling",
     "sole_transform",
     "stand_com_in_feet_frame",
     "swing_amplitude_rad",

@@ -79,6 +79,7 @@ from .modes import (EFFECTORS, FEET, SUPPORT_FEET, FootState, balance_refusal, c
                     check_effector_enabled, check_effector_target, check_support_leg, com_outside_refusal)
 from .qp import WHOLE_BODY_SOLVER, WholeBodyQP
 from .support_polygon import SupportPolygon, sole_corners_in_sole, support_polygon
+from .swing_speed import SwingSpeedLimit
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,14 @@ class BalancerConfig:
 
     margin_m: float = 0.01  # the centre of mass stays this far inside every support polygon edge
     max_velocity_fraction: float = 0.5  # joint speed limit, fraction of each motor's no-load speed
+    # Walking, the swing leg's limit grows with its foot's reference speed beyond these (the
+    # fastest swing of NAOqi's default gait: 0.04 m steps reach 0.43 m/s at mid-swing, 0.349 rad
+    # turns 3.3 rad/s), up to walk_max_velocity_fraction (``swing_speed``: NAOqi's maximum steps
+    # fell with the swing leg at half speed; the default gait walks best clipped there). 0.7 and
+    # 0.8 walk the maximum steps as well (forward and turning, V5 and V6).
+    walk_max_velocity_fraction: float = 0.75
+    walk_swing_speed_mps: float = 0.45
+    walk_swing_rate_radps: float = 3.4
     torso_max_speed_mps: float = 0.5
     torso_max_rate_radps: float = 2.0
     recovery_speed_mps: float = 0.02  # COM speed back inside when it is closer than the margin
@@ -167,13 +176,16 @@ class BalancerConfig:
             return f"margin_m must be in [0, 0.03] m, got {self.margin_m!r}"
         if not (0.0 < self.max_velocity_fraction <= 1.0):
             return f"max_velocity_fraction must be in (0, 1], got {self.max_velocity_fraction!r}"
+        if not (0.0 < self.walk_max_velocity_fraction <= 1.0):
+            return f"walk_max_velocity_fraction must be in (0, 1], got {self.walk_max_velocity_fraction!r}"
         if not (np.isfinite(self.com_approach_time_s) and self.com_approach_time_s > 0.0):
             return f"com_approach_time_s must be > 0, got {self.com_approach_time_s!r}"
         if not all(0.0 < g <= 1.0 for g in (self.foot_feedback_gain, self.task_gain, self.walk_task_gain)):
             return "foot_feedback_gain, task_gain and walk_task_gain must be in (0, 1]"
         speeds = (self.torso_max_speed_mps, self.torso_max_rate_radps, self.recovery_speed_mps,
                   self.arm_max_speed_mps, self.head_max_rate_radps, self.com_max_speed_mps,
-                  self.walk_com_max_speed_mps, self.foot_max_speed_mps, self.pass_through_return_speed_radps)
+                  self.walk_com_max_speed_mps, self.foot_max_speed_mps, self.pass_through_return_speed_radps,
+                  self.walk_swing_speed_mps, self.walk_swing_rate_radps)
         if not all(np.isfinite(s) and s > 0.0 for s in speeds):
             return "speed limits must be finite and > 0"
         weights = (self.arm_position_weight, self.head_orientation_weight, self.com_weight, self.foot_weight,
@@ -285,6 +297,7 @@ class WholeBodyBalancer:
         self.n = self.jac.n_variables
         self._ctx = WholeBodyContext(model, config, self.dt_s, self.jac)
         self.qp = WholeBodyQP(self._ctx, config.solver)
+        self._swing_speed = SwingSpeedLimit(model, self._ctx)
         self._motor = self._ctx.motor
         self._hands = np.array([model.joint_index(j) for j in model.joint_names if j not in self.fk.joint_names])
         self._vmax_joint = self._ctx.vmax_joint
@@ -336,13 +349,13 @@ class WholeBodyBalancer:
     def update_config(self, config: BalancerConfig) -> None:
         """Change margin, gains, speeds of the tasks and weights at run time (ValueError if refused).
 
-        dt_s, max_velocity_fraction and the solver settings are fixed at set-up (they shape the
-        QP's rows and the coupled-limit tables).
+        dt_s, max_velocity_fraction, walk_max_velocity_fraction and the solver settings are fixed
+        at set-up (they shape the QP's rows and the coupled-limit tables).
         """
         reason = config.validate()
         if reason:
             raise ValueError(reason)
-        fixed = ("dt_s", "max_velocity_fraction", "solver")
+        fixed = ("dt_s", "max_velocity_fraction", "walk_max_velocity_fraction", "solver")
         changed = [f for f in fixed if getattr(config, f) != getattr(self.config, f)]
         if changed:
             raise ValueError(f"{', '.join(changed)} can only be set when the balancer is created")
@@ -677,6 +690,8 @@ class WholeBodyBalancer:
             swinging = walk is not None and feet[foot] is FootState.FREE
             qp.swing_feet[foot].target_world = (walk.left_sole_world if foot == "left" else
                                                 walk.right_sole_world) if swinging else None
+        swing = next((f for f in FEET if qp.swing_feet[f].target_world is not None), None)
+        self._swing_speed.update(swing, None if swing is None else qp.swing_feet[swing].target_world)
         # While walking, balance is the walk's (its ZMP stays in the support polygon, not its COM).
         support = None if walk is not None else self.settings.balance
         polygon = None if support is None else self._polygon(SUPPORT_FEET[support], feet)

@@ -157,7 +157,8 @@ class CoupledLimits(Constraint):
 
     def __init__(self, ctx: WholeBodyContext, pairs: list[tuple[str, str, np.ndarray, bool]], box: VariableBox):
         model, k = ctx.model, CoupledLimitRows.n_rows
-        self.rows = [CoupledLimitRows(table, symmetric, float(ctx.vmax_joint[model.joint_index(driver)] * ctx.dt_s))
+        fastest = ctx.vmax_joint_fastest
+        self.rows = [CoupledLimitRows(table, symmetric, float(fastest[model.joint_index(driver)] * ctx.dt_s))
                      for _, driver, table, symmetric in pairs]
         self.columns = [(ctx.column(dependent), ctx.column(driver)) for dependent, driver, _, _ in pairs]
         self.joints = [(model.joint_index(dependent), model.joint_index(driver)) for dependent, driver, _, _ in pairs]
@@ -226,7 +227,8 @@ class ObstacleClearance(ClearanceConstraint):
         pattern[:, :N_BASE] = True
         pattern[:, N_BASE:] = (self.distances.moves @ self._fold) > 0
         cfg = ctx.config
-        step_max = np.concatenate([[cfg.torso_max_speed_mps] * 3, [cfg.torso_max_rate_radps] * 3, ctx.vmax_motor])
+        step_max = np.concatenate([[cfg.torso_max_speed_mps] * 3, [cfg.torso_max_rate_radps] * 3,
+                                   ctx.vmax_joint_fastest[ctx.motor]])
         super().__init__(pattern, ctx.dt_s, step_max * ctx.dt_s, cfg.obstacle_margin_m, cfg.obstacle_influence_m,
                          cfg.obstacle_recovery_speed_mps, row_scale=1.0 / np.max(variable_scale), checked=True)
         self._on = False

@@ -39,7 +39,12 @@ class WholeBodyContext:
         self.n = jac.n_variables
         self.motor = np.array([model.joint_index(j) for j in jac.motor_joint_names])
         self.vmax_joint = model.max_velocity * config.max_velocity_fraction  # rad/s, every joint
+        # This cycle's limits of the QP's joints (walking, the swing leg's grow: ``swing_speed``).
         self.vmax_motor = self.vmax_joint[self.motor]
+        # The fastest a joint may ever move (the swing leg's bound): what rows valid "for one step"
+        # (coupled limits, obstacle reach) are built for.
+        self.vmax_joint_fastest = model.max_velocity * max(config.max_velocity_fraction,
+                                                           config.walk_max_velocity_fraction)
         self.q = model.zero_configuration()
         self.q_motor = np.zeros(len(self.motor))
         self.com_drift_m = np.zeros(3)
