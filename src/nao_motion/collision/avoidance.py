@@ -165,7 +165,6 @@ class CollisionAvoidance:
         self._trial = PairDistances(self.fk, self.pairs, layout)
         self.n_rows = len(self._current.link_a)  # pair rows: the pairs, then the obstacle pairs
         self.obstacles = ObstacleSlots()
-        self._obstacles_seen = ObstacleSlots()  # the obstacles the current distances were computed with
         config = config or AvoidanceConfig()
         reason = config.validate()
         if reason:
@@ -198,13 +197,14 @@ class CollisionAvoidance:
         self._var_model = self._motor_model[: self.n_var]
         self._fix_model = self._motor_model[self.n_var:]
         self._fold = fold = motor_fold([kin_names[j] for j in moving_kin], motors)
-        # masks[0 / 1][i, k]: kinematic column k moves row i's shape A / B (an obstacle: none).
+        # moves_a / moves_b[i, k]: kinematic column k moves row i's shape A / B (an obstacle: none);
+        # sides[i, k]: +1 when it moves A alone, -1 when B alone (moving both keeps their distance).
         moves = fk.moves_link[self._moving_kin].T.astype(float)  # (links, kinematic columns)
-        self._masks = np.zeros((2, self.n_rows, len(moving_kin)))
-        self._masks[0] = moves[self._current.link_a]
-        self._masks[1, : self.pairs.n_pairs] = moves[self._current.link_b]
+        moves_a, moves_b = moves[self._current.link_a], np.zeros((self.n_rows, len(moving_kin)))
+        moves_b[: self.pairs.n_pairs] = moves[self._current.link_b]
+        self._sides = moves_a - moves_b
         # Sparsity of the pair rows over the variables, fixed for the life of the filter.
-        self._pattern = (self._masks.sum(axis=0) @ fold[:, : self.n_var]) > 0
+        self._pattern = ((moves_a + moves_b) @ fold[:, : self.n_var]) > 0
         self._chain_of_var = np.array([model.joint(n).chain for n in self.variable_names])
         self._step_max = model.max_velocity * self.dt_s
         self._neg_step_max = -self._step_max
@@ -221,15 +221,12 @@ class CollisionAvoidance:
         nc = CoupledLimitRows.n_rows
         self._children = np.empty((nk, 4, 4))
         self._axes_local = self.fk.axes_local[self._moving_kin]
-        # Cross products in one pass: [axes; point_a; point_b] x [origins; normal; normal].
-        # Cross products as outer products times CROSS_OF_OUTER: a_j x o_j, point_a / point_b x n.
+        # Cross products as outer products times CROSS_OF_OUTER: a_j x o_j, point_a x n.
         self._axes = np.empty((nk, 3))
         self._outer_joints = np.empty((nk, 3, 3))
-        self._outer_pairs = np.empty((2, m, 3, 3))
+        self._outer_points = np.empty((m, 3, 3))
         self._c = np.empty((nk, 3))  # a_j x o_j
-        self._x_ab = np.empty((2 * m, 3))  # point_a x n, then point_b x n
-        self._t_ab = np.empty((2 * m, nk))
-        self._t_ab3 = self._t_ab.reshape(2, m, nk)
+        self._point_normal = np.empty((m, 3))  # point_a x n
         self._nc = np.empty((m, nk))
         self._g_kin = np.empty((m, nk))
         self._abs_g = np.empty((m, nm))
@@ -248,6 +245,7 @@ class CollisionAvoidance:
         self._a_pairs, self._a_head = qp.A[:mp], qp.A[m + nv: m + nv + nc]
         self._a_obstacles, self._g_obstacles = qp.A[mp:m], self._g_var[mp:]
         self._w = qp.P.reshape(-1)[:: nv + 1]  # P's diagonal: the weights
+        self._neg_w = np.zeros(nv)  # -w: the cost's linear term is -w dq_wish
         self._x = np.zeros(nv)
         self._head_x = np.zeros(2)
         self._dq_wish = np.zeros(n)
@@ -258,7 +256,6 @@ class CollisionAvoidance:
         self._rhs = np.empty(m)
         self._tmp_m = np.empty(m)
         self._row_scale = np.empty(m)
-        self._g_sq = np.empty((m, nv))
         self._active = np.zeros(m, dtype=bool)
         self._active_pairs = self._active[:mp]
         self._active_obstacles = self._active[mp:, None]
@@ -277,7 +274,6 @@ class CollisionAvoidance:
         # One result object, refreshed every cycle.
         self._result = AvoidanceResult(np.zeros(n), Outcome.SOLVED, "ok", np.inf, 0, 0, 0,
                                        self._current.result)
-        self._d_start = np.empty(m)
         self._floor = np.empty(m)
         self._below = np.zeros(m, dtype=bool)
         self._actionable = np.zeros(m, dtype=bool)
@@ -357,7 +353,7 @@ class CollisionAvoidance:
         """
         if not self._started:
             raise RuntimeError("reset(q) the filter before the first step")
-        if not np.all(np.isfinite(q_wish)):
+        if not np.isfinite(q_wish).all():
             raise ValueError("the wished command must be finite (validate input with nao_motion.joint_input)")
         model, q = self.model, self.command
         self._read_stiffness(stiffness)
@@ -366,13 +362,11 @@ class CollisionAvoidance:
         model.mimic_hip_yaw_pitch(q, out=q)
         # The last cycle's check computed FK and distances at this command: reuse them unless
         # limp joints moved it (so FK runs once per cycle unless a step had to be shortened).
-        same_obstacles = self._same_obstacles()
-        if not (same_obstacles and self._state_valid and np.array_equal(self._state.q, q)):
-            self._current.compute(self.fk.compute(q, out=self._state), self.obstacles)
+        if not (self._state_valid and _same_values(self._state.q, q) and self._current.computed_with(self.obstacles)):
+            self._current.compute(self.fk.compute(q, out=self._state, links_only=True), self.obstacles)
             self._state_valid = True
         dist = self._current.all_result
         self._pair_rows(self._state, dist)
-        np.copyto(self._d_start, dist.distance_m)
 
         # Step box: position and velocity limits (q is inside its range); limp joints stay.
         np.subtract(model.lower, q, out=self._lo)
@@ -419,14 +413,14 @@ class CollisionAvoidance:
         held).
         """
         q, trial = self.command, self._q_trial
-        np.minimum(self._d_start, 0.5 * self.config.margin_m, out=self._floor)
+        np.minimum(self._current.all_result.distance_m, 0.5 * self.config.margin_m, out=self._floor)
         np.subtract(self._floor, FLOOR_SLACK_M, out=self._floor)
         for halvings in range(MAX_HALVINGS + 1):
             np.add(q, self._dq, out=trial)
             self.model.mimic_hip_yaw_pitch(trial, out=trial)
             if self._dq.take(self._ankles, out=self._ankle_dq).any():  # passed-through ankles
                 trial[:] = project_coupled_limits(self.model, trial)
-            state = self.fk.compute(trial, out=self._trial_state)
+            state = self.fk.compute(trial, out=self._trial_state, links_only=True)
             self._trial.compute(state, self.obstacles)
             np.less(self._trial.all_result.distance_m, self._floor, out=self._below)
             if not np.logical_and(self._below, self._actionable, out=self._below).any():
@@ -437,15 +431,6 @@ class CollisionAvoidance:
             self._dq *= 0.5
         self._dq.fill(0.0)  # held: the current command and its distances stay
         return MAX_HALVINGS + 1
-
-    def _same_obstacles(self) -> bool:
-        """Whether the obstacles are those the current distances were computed with (if not, they
-        are remembered as such: the caller computes them)."""
-        now, seen = self.obstacles.packed, self._obstacles_seen.packed
-        same = np.array_equal(now, seen)
-        if not same:
-            np.copyto(seen, now)
-        return same
 
     def _binding(self) -> int:
         """Active pair rows within tolerance of their bound at the solution."""
@@ -461,7 +446,7 @@ class CollisionAvoidance:
             self._stiff_read.fill(True)
         else:
             np.greater_equal(stiffness, self.config.limp_stiffness, out=self._stiff_read)
-        if self._stiffness_applied and np.array_equal(self._stiff_read, self._stiff):
+        if self._stiffness_applied and _same_values(self._stiff_read, self._stiff):
             return
         np.copyto(self._stiff, self._stiff_read)
         np.logical_not(self._stiff, out=self._limp)
@@ -476,6 +461,7 @@ class CollisionAvoidance:
         np.greater(stiff, adjustable, out=self._pinned)
         self._w.fill(1.0)
         np.copyto(self._w, self.config.pinned_weight, where=self._pinned)
+        np.negative(self._w, out=self._neg_w)
         np.copyto(self._adjustable_f, self._adjustable)
         np.matmul(self._pattern_f, self._adjustable_f, out=self._reach)
         np.greater(self._reach, 0.0, out=self._actionable)
@@ -485,10 +471,13 @@ class CollisionAvoidance:
         self._stiffness_applied = True
 
     def _pair_rows(self, state: KinematicState, dist: DistanceResult) -> None:
-        """g[i, :] = n_i . (J_a(point_a) - J_b(point_b)) per motor joint, for all pairs at once.
+        """g[i, :] = n_i . (J_a(point_a) - J_b(point_b)) per motor joint, for all rows at once.
 
         A revolute joint j (unit axis a_j through o_j) moves a point p at a_j x (p - o_j) per
         radian, so n . v = a_j . (p x n) - n . (a_j x o_j): cross products, then matrix products.
+        Both closest points lie on one line along n (point_b = point_a + d n) and p x n is the
+        same for every point of it, so point_a serves shape B too: a joint's column is that rate
+        times its side (+1: it moves A, -1: B).
         """
         nk, m = len(self._moving_kin), self.n_rows
         children = self._children
@@ -496,14 +485,12 @@ class CollisionAvoidance:
         np.einsum("nij,nj->ni", children[:, :3, :3], self._axes_local, out=self._axes)
         np.multiply(self._axes[:, :, None], children[:, None, :3, 3], out=self._outer_joints)
         np.matmul(self._outer_joints.reshape(nk, 9), CROSS_OF_OUTER, out=self._c)
-        np.multiply(dist.point_a[:, :, None], dist.normal[:, None, :], out=self._outer_pairs[0])
-        np.multiply(dist.point_b[:, :, None], dist.normal[:, None, :], out=self._outer_pairs[1])
-        np.matmul(self._outer_pairs.reshape(2 * m, 9), CROSS_OF_OUTER, out=self._x_ab)
+        np.multiply(dist.point_a[:, :, None], dist.normal[:, None, :], out=self._outer_points)
+        np.matmul(self._outer_points.reshape(m, 9), CROSS_OF_OUTER, out=self._point_normal)
+        np.matmul(self._point_normal, self._axes.T, out=self._g_kin)
         np.matmul(dist.normal, self._c.T, out=self._nc)
-        np.matmul(self._x_ab, self._axes.T, out=self._t_ab)
-        np.subtract(self._t_ab3, self._nc, out=self._t_ab3)
-        np.multiply(self._t_ab3, self._masks, out=self._t_ab3)
-        np.subtract(self._t_ab3[0], self._t_ab3[1], out=self._g_kin)
+        np.subtract(self._g_kin, self._nc, out=self._g_kin)
+        np.multiply(self._g_kin, self._sides, out=self._g_kin)
         np.matmul(self._g_kin, self._fold, out=self._g)
 
     def _set_rows(self, dist: DistanceResult) -> None:
@@ -511,8 +498,7 @@ class CollisionAvoidance:
         cfg, var = self.config, self._var_model
         q_cost = self._solver.q
         self._dq_wish.take(var, out=q_cost)
-        np.multiply(q_cost, self._w, out=q_cost)
-        np.negative(q_cost, out=q_cost)
+        np.multiply(q_cost, self._neg_w, out=q_cost)
         self._lo.take(var, out=self._l_box)
         self._hi.take(var, out=self._u_box)
 
@@ -532,8 +518,7 @@ class CollisionAvoidance:
         active &= self._actionable
         # Pair rows to unit norm over the variables (rad): their coefficients, m per rad, span
         # two decades with the lever arm, and OSQP's scaling is fixed at set-up.
-        np.multiply(self._g_var, self._g_var, out=self._g_sq)
-        np.add.reduce(self._g_sq, axis=1, out=self._row_scale)
+        np.einsum("ij,ij->i", self._g_var, self._g_var, out=self._row_scale)
         np.sqrt(self._row_scale, out=self._row_scale)
         np.maximum(self._row_scale, 1e-9, out=self._row_scale)
         np.divide(1.0, self._row_scale, out=self._row_scale)
@@ -610,3 +595,10 @@ class CollisionAvoidance:
         np.matmul(self._coupled_coef, self._head_x, out=self._coupled_tmp)
         np.subtract(self._coupled_tmp, self._u_head, out=self._coupled_tmp)
         return bool(self._coupled_tmp.max() <= self.config.acceptance_tolerance)
+
+
+def _same_values(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two arrays of one dtype and shape hold the same bytes: a compare of a few
+    hundred bytes, far cheaper than np.array_equal's checks (a -0.0 against a 0.0 only costs a
+    recomputation)."""
+    return a.tobytes() == b.tobytes()

@@ -178,6 +178,10 @@ class PairDistances:
             np.copyto(self.obstacle_result.distance_m, np.inf, where=self._unused)
         return self.result
 
+    def computed_with(self, obstacles: ObstacleSlots) -> bool:
+        """Whether the last :meth:`compute` had these obstacles (always, without their layout)."""
+        return self.obstacles is None or obstacles.packed.tobytes() == self._slots_seen
+
     def _take_slots(self, obstacles: ObstacleSlots) -> None:
         """The slots' end points and radii into the gathers' source, when they changed (they
         are declared far less often than a cycle)."""
