@@ -236,18 +236,17 @@ class CollisionAvoidance:
         self._coupled_coef = np.zeros((nc, 2))
         self._coupled_rhs = np.zeros(nc)
         self._coupled_used = np.zeros(nc, dtype=bool)
-        self._coupled_tmp = np.empty(nc)
-        # The QP's rows: pairs (then obstacle pairs), the step box, the head's coupled range
-        # (views of its buffers).
+        # The QP's rows (views of its buffers): pairs then obstacle pairs, the head's coupled
+        # range (these two are the rows a solution is checked against: one product), the step box.
         qp = self._solver
-        self._u_pairs, self._u_box, self._u_head = qp.u[:m], qp.u[m: m + nv], qp.u[m + nv: m + nv + nc]
-        self._l_box = qp.l[m: m + nv]
-        self._a_pairs, self._a_head = qp.A[:mp], qp.A[m + nv: m + nv + nc]
-        self._a_obstacles, self._g_obstacles = qp.A[mp:m], self._g_var[mp:]
+        self._a_rows, self._u_rows = qp.A[: m + nc], qp.u[: m + nc]
+        self._a_pairs, self._a_obstacles, self._a_head = qp.A[:m], qp.A[mp:m], qp.A[m: m + nc]
+        self._u_pairs, self._u_head, self._u_box, self._l_box = qp.u[:m], qp.u[m: m + nc], qp.u[m + nc:], qp.l[m + nc:]
+        self._excess = np.empty(m + nc)  # rows' A x - u at the last checked x
+        self._excess_pairs, self._excess_head = self._excess[:m], self._excess[m:]
         self._w = qp.P.reshape(-1)[:: nv + 1]  # P's diagonal: the weights
         self._neg_w = np.zeros(nv)  # -w: the cost's linear term is -w dq_wish
         self._x = np.zeros(nv)
-        self._head_x = np.zeros(2)
         self._dq_wish = np.zeros(n)
         self._dq = np.zeros(n)
         self._lo = np.empty(n)
@@ -256,6 +255,7 @@ class CollisionAvoidance:
         self._rhs = np.empty(m)
         self._tmp_m = np.empty(m)
         self._row_scale = np.empty(m)
+        self._row_scale_col = self._row_scale[:, None]
         self._active = np.zeros(m, dtype=bool)
         self._active_pairs = self._active[:mp]
         self._active_obstacles = self._active[mp:, None]
@@ -264,6 +264,7 @@ class CollisionAvoidance:
         self._stiff_read = np.ones(n, dtype=bool)
         self._stiffness_applied = False  # the stiffness-dependent values below are up to date
         self._limp = np.zeros(n, dtype=bool)
+        self._any_limp = False
         self._var_stiff = np.ones(nv, dtype=bool)
         self._adjustable = np.zeros(nv, dtype=bool)
         self._pinned = np.zeros(nv, dtype=bool)
@@ -285,18 +286,18 @@ class CollisionAvoidance:
 
     def _setup_qp(self, config: AvoidanceConfig) -> None:
         """The QP's pattern: one row per pair and obstacle pair (over the variables its shapes'
-        joints move), the step box, the head's coupled rows; P is diagonal (the weights)."""
+        joints move), the head's coupled rows, the step box; P is diagonal (the weights)."""
         m, nv, nc = self.n_rows, self.n_var, CoupledLimitRows.n_rows
-        pattern = np.zeros((m + nv + nc, nv), dtype=bool)
+        pattern = np.zeros((m + nc + nv, nv), dtype=bool)
         pattern[:m] = self._pattern
-        pattern[m: m + nv] = np.eye(nv, dtype=bool)
-        pattern[m + nv: m + nv + nc, self._head_cols] = True
+        pattern[m: m + nc, self._head_cols] = True
+        pattern[m + nc:] = np.eye(nv, dtype=bool)
         # OSQP's equilibration: the weights change a thousandfold from cycle to cycle (pinned or
         # adjustable joints), which no fixed preconditioning follows.
         settings = SolverSettings(eps_abs=config.eps_abs, eps_rel=config.eps_rel, max_iter=config.max_iter,
                                   scaling=10)
         self._solver = FixedPatternQP(pattern, np.eye(nv, dtype=bool), settings)
-        self._solver.A[m: m + nv] = np.eye(nv)
+        self._solver.A[m + nc:] = np.eye(nv)
 
     # --- configuration -------------------------------------------------------------------
     def update_config(self, config: AvoidanceConfig) -> None:
@@ -357,7 +358,7 @@ class CollisionAvoidance:
             raise ValueError("the wished command must be finite (validate input with nao_motion.joint_input)")
         model, q = self.model, self.command
         self._read_stiffness(stiffness)
-        if q_measured is not None and self._limp.any():
+        if q_measured is not None and self._any_limp:
             np.copyto(q, model.clip_to_limits(q_measured), where=self._limp)
         model.mimic_hip_yaw_pitch(q, out=q)
         # The last cycle's check computed FK and distances at this command: reuse them unless
@@ -373,8 +374,9 @@ class CollisionAvoidance:
         np.maximum(self._lo, self._neg_step_max, out=self._lo)
         np.subtract(model.upper, q, out=self._hi)
         np.minimum(self._hi, self._step_max, out=self._hi)
-        np.copyto(self._lo, 0.0, where=self._limp)
-        np.copyto(self._hi, 0.0, where=self._limp)
+        if self._any_limp:
+            np.copyto(self._lo, 0.0, where=self._limp)
+            np.copyto(self._hi, 0.0, where=self._limp)
         np.subtract(q_wish, q, out=self._dq_wish)
         np.minimum(self._dq_wish, self._hi, out=self._dq)
         np.maximum(self._dq, self._lo, out=self._dq)
@@ -433,10 +435,9 @@ class CollisionAvoidance:
         return MAX_HALVINGS + 1
 
     def _binding(self) -> int:
-        """Active pair rows within tolerance of their bound at the solution."""
-        np.matmul(self._g_var, self._x, out=self._tmp_m)
-        np.subtract(self._tmp_m, self._u_pairs, out=self._tmp_m)
-        np.greater_equal(self._tmp_m, -self.config.acceptance_tolerance, out=self._near)
+        """Active pair rows within tolerance of their bound at the accepted solution (whose
+        excess _accept left)."""
+        np.greater_equal(self._excess_pairs, -self.config.acceptance_tolerance, out=self._near)
         return int(np.count_nonzero(np.logical_and(self._near, self._active, out=self._near)))
 
     def _read_stiffness(self, stiffness: np.ndarray | None) -> None:
@@ -450,6 +451,7 @@ class CollisionAvoidance:
             return
         np.copyto(self._stiff, self._stiff_read)
         np.logical_not(self._stiff, out=self._limp)
+        self._any_limp = bool(self._limp.any())
         stiff, adjustable = self._var_stiff, self._adjustable
         self._stiff.take(self._var_model, out=stiff)
         protected_limp = np.greater(self._var_protected, stiff, out=self._pinned).any()
@@ -516,13 +518,13 @@ class CollisionAvoidance:
         np.less(d, cfg.influence_distance_m, out=self._near)
         active |= self._near
         active &= self._actionable
-        # Pair rows to unit norm over the variables (rad): their coefficients, m per rad, span
-        # two decades with the lever arm, and OSQP's scaling is fixed at set-up.
+        # Pair rows to unit norm over the variables (rad), into the QP's A: their coefficients,
+        # m per rad, span two decades with the lever arm, and OSQP's scaling is fixed at set-up.
         np.einsum("ij,ij->i", self._g_var, self._g_var, out=self._row_scale)
         np.sqrt(self._row_scale, out=self._row_scale)
         np.maximum(self._row_scale, 1e-9, out=self._row_scale)
         np.divide(1.0, self._row_scale, out=self._row_scale)
-        np.multiply(self._g, self._row_scale[:, None], out=self._g)
+        np.multiply(self._g_var, self._row_scale_col, out=self._a_pairs)
         np.multiply(rhs, self._row_scale, out=rhs)
         self._u_pairs.fill(INFINITY)
         np.copyto(self._u_pairs, rhs, where=active)
@@ -535,6 +537,7 @@ class CollisionAvoidance:
         # Shrunk by the acceptance tolerance: a solution within tolerance of these rows is inside
         # the true range (pitch moves at most that much inward to get there, well within a step).
         np.subtract(self._coupled_rhs, cfg.acceptance_tolerance, out=self._coupled_rhs)
+        self._a_head[:, self._head_cols] = self._coupled_coef
         self._u_head.fill(INFINITY)
         if self._stiff[self._pitch]:
             np.copyto(self._u_head, self._coupled_rhs, where=self._coupled_used)
@@ -544,14 +547,10 @@ class CollisionAvoidance:
         # The clipped wish minimises the cost over the box alone: if it keeps every row, it is the
         # QP's solution, exactly (targets away from collisions pass through unchanged).
         self._dq.take(self._var_model, out=self._x)
-        np.matmul(self._g_var, self._x, out=self._tmp_m)
-        np.subtract(self._tmp_m, self._u_pairs, out=self._tmp_m)
-        if self._tmp_m.max() <= 0.0 and self._head_rows_hold():
+        if self._rows_hold(pair_tolerance=0.0):
             return Outcome.SOLVED, "ok", 0
-        np.copyto(self._a_pairs, self._g_var[: self.pairs.n_pairs])
-        np.multiply(self._g_obstacles, self._active_obstacles, out=self._a_obstacles)
-        self._a_head[:, self._head_cols[0]] = self._coupled_coef[:, 0]
-        self._a_head[:, self._head_cols[1]] = self._coupled_coef[:, 1]
+        # An inactive obstacle row (an empty slot's among them) is handed over as zeros.
+        np.multiply(self._a_obstacles, self._active_obstacles, out=self._a_obstacles)
         self._solver.update()
         result = self._solver.solve()
         iterations = int(result.info.iter)
@@ -580,21 +579,20 @@ class CollisionAvoidance:
             return False
         x = self._x
         x[:] = result.x
-        if not np.all(np.isfinite(x)):
+        if not np.isfinite(x).all():
             return False
         np.minimum(x, self._u_box, out=x)
         np.maximum(x, self._l_box, out=x)
-        np.matmul(self._g_var, x, out=self._tmp_m)
-        np.subtract(self._tmp_m, self._u_pairs, out=self._tmp_m)
-        return bool(self._tmp_m.max() <= self.config.acceptance_tolerance) and self._head_rows_hold()
+        return self._rows_hold(pair_tolerance=self.config.acceptance_tolerance)
 
-    def _head_rows_hold(self) -> bool:
-        """Whether x keeps the head rows (shrunk by the tolerance, see _set_rows) within tolerance."""
-        x = self._x
-        self._head_x[0], self._head_x[1] = x[self._head_cols[0]], x[self._head_cols[1]]
-        np.matmul(self._coupled_coef, self._head_x, out=self._coupled_tmp)
-        np.subtract(self._coupled_tmp, self._u_head, out=self._coupled_tmp)
-        return bool(self._coupled_tmp.max() <= self.config.acceptance_tolerance)
+    def _rows_hold(self, pair_tolerance: float) -> bool:
+        """Whether _x keeps the pair rows within `pair_tolerance` and the head rows (shrunk by the
+        acceptance tolerance, see _set_rows) within the acceptance tolerance; leaves every row's
+        excess in _excess."""
+        np.matmul(self._a_rows, self._x, out=self._excess)
+        np.subtract(self._excess, self._u_rows, out=self._excess)
+        return bool(self._excess_pairs.max() <= pair_tolerance
+                    and self._excess_head.max() <= self.config.acceptance_tolerance)
 
 
 def _same_values(a: np.ndarray, b: np.ndarray) -> bool:
