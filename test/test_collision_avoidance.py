@@ -116,7 +116,7 @@ def test_pair_rows_match_finite_differences():
         q = avoidance.command.copy()
         state = avoidance.fk.compute(q)
         geometry.compute(state, slots)
-        avoidance._pair_rows(state, geometry.all_result)
+        avoidance._pair_rows(state, geometry)
         d0, g = geometry.all_result.distance_m.copy(), avoidance._g.copy()
         dq = rng.normal(0.0, 1e-6, len(avoidance.motor_names))
         q2 = q.copy()

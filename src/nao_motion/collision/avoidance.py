@@ -197,14 +197,13 @@ class CollisionAvoidance:
         self._var_model = self._motor_model[: self.n_var]
         self._fix_model = self._motor_model[self.n_var:]
         self._fold = fold = motor_fold([kin_names[j] for j in moving_kin], motors)
-        # moves_a / moves_b[i, k]: kinematic column k moves row i's shape A / B (an obstacle: none);
-        # sides[i, k]: +1 when it moves A alone, -1 when B alone (moving both keeps their distance).
+        # masks[0 / 1][i, k]: kinematic column k moves row i's shape A / B (an obstacle: none).
         moves = fk.moves_link[self._moving_kin].T.astype(float)  # (links, kinematic columns)
-        moves_a, moves_b = moves[self._current.link_a], np.zeros((self.n_rows, len(moving_kin)))
-        moves_b[: self.pairs.n_pairs] = moves[self._current.link_b]
-        self._sides = moves_a - moves_b
+        self._masks = np.zeros((2, self.n_rows, len(moving_kin)))
+        self._masks[0] = moves[self._current.link_a]
+        self._masks[1, : self.pairs.n_pairs] = moves[self._current.link_b]
         # Sparsity of the pair rows over the variables, fixed for the life of the filter.
-        self._pattern = ((moves_a + moves_b) @ fold[:, : self.n_var]) > 0
+        self._pattern = (self._masks.sum(axis=0) @ fold[:, : self.n_var]) > 0
         self._chain_of_var = np.array([model.joint(n).chain for n in self.variable_names])
         self._step_max = model.max_velocity * self.dt_s
         self._neg_step_max = -self._step_max
@@ -221,12 +220,14 @@ class CollisionAvoidance:
         nc = CoupledLimitRows.n_rows
         self._children = np.empty((nk, 4, 4))
         self._axes_local = self.fk.axes_local[self._moving_kin]
-        # Cross products as outer products times CROSS_OF_OUTER: a_j x o_j, point_a x n.
+        # Cross products as outer products times CROSS_OF_OUTER: a_j x o_j, point_a / point_b x n.
         self._axes = np.empty((nk, 3))
         self._outer_joints = np.empty((nk, 3, 3))
-        self._outer_points = np.empty((m, 3, 3))
+        self._outer_points = np.empty((2, m, 3, 3))
         self._c = np.empty((nk, 3))  # a_j x o_j
-        self._point_normal = np.empty((m, 3))  # point_a x n
+        self._x_ab = np.empty((2 * m, 3))  # point_a x n, then point_b x n
+        self._t_ab = np.empty((2 * m, nk))
+        self._t_ab3 = self._t_ab.reshape(2, m, nk)
         self._nc = np.empty((m, nk))
         self._g_kin = np.empty((m, nk))
         self._abs_g = np.empty((m, nm))
@@ -236,14 +237,13 @@ class CollisionAvoidance:
         self._coupled_coef = np.zeros((nc, 2))
         self._coupled_rhs = np.zeros(nc)
         self._coupled_used = np.zeros(nc, dtype=bool)
-        # The QP's rows (views of its buffers): pairs then obstacle pairs, the head's coupled
-        # range (these two are the rows a solution is checked against: one product), the step box.
+        # The QP's rows (views of its buffers): pairs then obstacle pairs, the step box, the
+        # head's coupled range.
         qp = self._solver
-        self._a_rows, self._u_rows = qp.A[: m + nc], qp.u[: m + nc]
-        self._a_pairs, self._a_obstacles, self._a_head = qp.A[:m], qp.A[mp:m], qp.A[m: m + nc]
-        self._u_pairs, self._u_head, self._u_box, self._l_box = qp.u[:m], qp.u[m: m + nc], qp.u[m + nc:], qp.l[m + nc:]
-        self._excess = np.empty(m + nc)  # rows' A x - u at the last checked x
-        self._excess_pairs, self._excess_head = self._excess[:m], self._excess[m:]
+        self._a_pairs, self._a_obstacles, self._a_head = qp.A[:m], qp.A[mp:m], qp.A[m + nv:]
+        self._u_pairs, self._u_box, self._u_head = qp.u[:m], qp.u[m: m + nv], qp.u[m + nv:]
+        self._l_box = qp.l[m: m + nv]
+        self._excess_pairs, self._excess_head = np.empty(m), np.empty(nc)  # A x - u at the last checked x
         self._w = qp.P.reshape(-1)[:: nv + 1]  # P's diagonal: the weights
         self._neg_w = np.zeros(nv)  # -w: the cost's linear term is -w dq_wish
         self._x = np.zeros(nv)
@@ -255,6 +255,7 @@ class CollisionAvoidance:
         self._rhs = np.empty(m)
         self._tmp_m = np.empty(m)
         self._row_scale = np.empty(m)
+        self._g_sq = np.empty((m, nv))
         self._row_scale_col = self._row_scale[:, None]
         self._active = np.zeros(m, dtype=bool)
         self._active_pairs = self._active[:mp]
@@ -286,18 +287,18 @@ class CollisionAvoidance:
 
     def _setup_qp(self, config: AvoidanceConfig) -> None:
         """The QP's pattern: one row per pair and obstacle pair (over the variables its shapes'
-        joints move), the head's coupled rows, the step box; P is diagonal (the weights)."""
+        joints move), the step box, the head's coupled rows; P is diagonal (the weights)."""
         m, nv, nc = self.n_rows, self.n_var, CoupledLimitRows.n_rows
-        pattern = np.zeros((m + nc + nv, nv), dtype=bool)
+        pattern = np.zeros((m + nv + nc, nv), dtype=bool)
         pattern[:m] = self._pattern
-        pattern[m: m + nc, self._head_cols] = True
-        pattern[m + nc:] = np.eye(nv, dtype=bool)
+        pattern[m: m + nv] = np.eye(nv, dtype=bool)
+        pattern[m + nv:, self._head_cols] = True
         # OSQP's equilibration: the weights change a thousandfold from cycle to cycle (pinned or
         # adjustable joints), which no fixed preconditioning follows.
         settings = SolverSettings(eps_abs=config.eps_abs, eps_rel=config.eps_rel, max_iter=config.max_iter,
                                   scaling=10)
         self._solver = FixedPatternQP(pattern, np.eye(nv, dtype=bool), settings)
-        self._solver.A[m + nc:] = np.eye(nv)
+        self._solver.A[m: m + nv] = np.eye(nv)
 
     # --- configuration -------------------------------------------------------------------
     def update_config(self, config: AvoidanceConfig) -> None:
@@ -367,7 +368,7 @@ class CollisionAvoidance:
             self._current.compute(self.fk.compute(q, out=self._state, links_only=True), self.obstacles)
             self._state_valid = True
         dist = self._current.all_result
-        self._pair_rows(self._state, dist)
+        self._pair_rows(self._state, self._current)
 
         # Step box: position and velocity limits (q is inside its range); limp joints stay.
         np.subtract(model.lower, q, out=self._lo)
@@ -472,27 +473,27 @@ class CollisionAvoidance:
         np.any(self._pattern[self.pairs.n_pairs:] & stiff[None, :], axis=1, out=self._obstacle_actionable)
         self._stiffness_applied = True
 
-    def _pair_rows(self, state: KinematicState, dist: DistanceResult) -> None:
-        """g[i, :] = n_i . (J_a(point_a) - J_b(point_b)) per motor joint, for all rows at once.
+    def _pair_rows(self, state: KinematicState, geometry: PairDistances) -> None:
+        """g[i, :] = n_i . (J_a(point_a) - J_b(point_b)) per motor joint, for all rows at once
+        (the distances of `geometry`, computed at `state`).
 
         A revolute joint j (unit axis a_j through o_j) moves a point p at a_j x (p - o_j) per
         radian, so n . v = a_j . (p x n) - n . (a_j x o_j): cross products, then matrix products.
-        Both closest points lie on one line along n (point_b = point_a + d n) and p x n is the
-        same for every point of it, so point_a serves shape B too: a joint's column is that rate
-        times its side (+1: it moves A, -1: B).
         """
         nk, m = len(self._moving_kin), self.n_rows
+        normal = geometry.all_result.normal
         children = self._children
         state.link_poses.take(self._moving_links, axis=0, out=children)
         np.einsum("nij,nj->ni", children[:, :3, :3], self._axes_local, out=self._axes)
         np.multiply(self._axes[:, :, None], children[:, None, :3, 3], out=self._outer_joints)
         np.matmul(self._outer_joints.reshape(nk, 9), CROSS_OF_OUTER, out=self._c)
-        np.multiply(dist.point_a[:, :, None], dist.normal[:, None, :], out=self._outer_points)
-        np.matmul(self._outer_points.reshape(m, 9), CROSS_OF_OUTER, out=self._point_normal)
-        np.matmul(self._point_normal, self._axes.T, out=self._g_kin)
-        np.matmul(dist.normal, self._c.T, out=self._nc)
-        np.subtract(self._g_kin, self._nc, out=self._g_kin)
-        np.multiply(self._g_kin, self._sides, out=self._g_kin)
+        np.multiply(geometry.workspace.points[:, :, :, None], normal[None, :, None, :], out=self._outer_points)
+        np.matmul(self._outer_points.reshape(2 * m, 9), CROSS_OF_OUTER, out=self._x_ab)
+        np.matmul(normal, self._c.T, out=self._nc)
+        np.matmul(self._x_ab, self._axes.T, out=self._t_ab)
+        np.subtract(self._t_ab3, self._nc, out=self._t_ab3)
+        np.multiply(self._t_ab3, self._masks, out=self._t_ab3)
+        np.subtract(self._t_ab3[0], self._t_ab3[1], out=self._g_kin)
         np.matmul(self._g_kin, self._fold, out=self._g)
 
     def _set_rows(self, dist: DistanceResult) -> None:
@@ -520,7 +521,8 @@ class CollisionAvoidance:
         active &= self._actionable
         # Pair rows to unit norm over the variables (rad), into the QP's A: their coefficients,
         # m per rad, span two decades with the lever arm, and OSQP's scaling is fixed at set-up.
-        np.einsum("ij,ij->i", self._g_var, self._g_var, out=self._row_scale)
+        np.multiply(self._g_var, self._g_var, out=self._g_sq)
+        np.add.reduce(self._g_sq, axis=1, out=self._row_scale)
         np.sqrt(self._row_scale, out=self._row_scale)
         np.maximum(self._row_scale, 1e-9, out=self._row_scale)
         np.divide(1.0, self._row_scale, out=self._row_scale)
@@ -588,9 +590,11 @@ class CollisionAvoidance:
     def _rows_hold(self, pair_tolerance: float) -> bool:
         """Whether _x keeps the pair rows within `pair_tolerance` and the head rows (shrunk by the
         acceptance tolerance, see _set_rows) within the acceptance tolerance; leaves every row's
-        excess in _excess."""
-        np.matmul(self._a_rows, self._x, out=self._excess)
-        np.subtract(self._excess, self._u_rows, out=self._excess)
+        excess in _excess_pairs / _excess_head."""
+        np.matmul(self._a_pairs, self._x, out=self._excess_pairs)
+        np.subtract(self._excess_pairs, self._u_pairs, out=self._excess_pairs)
+        np.matmul(self._a_head, self._x, out=self._excess_head)
+        np.subtract(self._excess_head, self._u_head, out=self._excess_head)
         return bool(self._excess_pairs.max() <= pair_tolerance
                     and self._excess_head.max() <= self.config.acceptance_tolerance)
 

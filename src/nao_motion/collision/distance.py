@@ -187,7 +187,6 @@ class DistanceWorkspace:
         self._mask_col = self._mask[:, None]
         # Vector scratch.
         self._vec = np.empty((n, 3), f8)
-        self._ones3 = np.ones(3)  # row sums as a product: a third of add.reduce's cost on (n, 3)
         # Results.
         s = np.empty(n, f8)
         t = np.empty(n, f8)
@@ -195,8 +194,10 @@ class DistanceWorkspace:
         axis_a = np.empty((n, 3), f8)
         axis_b = np.empty((n, 3), f8)
         normal = np.empty((n, 3), f8)
-        point_a = np.empty((n, 3), f8)
-        point_b = np.empty((n, 3), f8)
+        #: The closest points stacked, (2, n, 3): result.point_a and point_b are its views (one
+        #: call of an owner can treat both).
+        self.points = np.empty((2, n, 3), f8)
+        point_a, point_b = self.points
         fallback = np.empty(n, bool)
         self._s_col = s[:, None]
         self._t_col = t[:, None]
@@ -351,7 +352,7 @@ def _compute(ws: DistanceWorkspace, p1, q1, r1c, p2, q2, r2c,
     np.subtract(axis_b, axis_a, out=normal)
     dist = res.distance_m
     np.multiply(normal, normal, out=ws._vec)
-    np.matmul(ws._vec, ws._ones3, out=dist)
+    np.add.reduce(ws._vec, axis=1, out=dist)
     np.sqrt(dist, out=dist)
     fallback = res.normal_fallback
     np.less_equal(dist, eps_normal, out=fallback)

@@ -13,8 +13,10 @@ Each cycle the owner resolves the obstacles' frames into the torso frame
 (:meth:`ObstacleSet.in_torso`), then :class:`ObstacleDistances` gives, for every body shape and
 slot, the signed distance, the closest points, the normal (from the body toward the obstacle)
 and, per kinematic joint, how fast the joint moves the body's closest point along that normal
-(n . J(p): the distance it takes away per radian, :class:`NormalRates`). The avoidance rows are
-then ``qp.clearance.ClearanceConstraint``'s.
+(n . J(p): the distance it takes away per radian, :class:`NormalRates`). The whole body's
+avoidance rows are then ``qp.clearance.ClearanceConstraint``'s; the collision filter computes
+the arms against the slots as more of its self-collision pairs (``pairs.PairDistances``, whose
+rows have the same form).
 """
 
 from __future__ import annotations
