@@ -237,6 +237,7 @@ class CollisionAvoidance:
         self._coupled_coef = np.zeros((nc, 2))
         self._coupled_rhs = np.zeros(nc)
         self._coupled_used = np.zeros(nc, dtype=bool)
+        self._head_inputs: tuple | None = None  # what the head rows in A and u were built from
         # The QP's rows (views of its buffers): pairs then obstacle pairs, the step box, the
         # head's coupled range.
         qp = self._solver
@@ -530,15 +531,21 @@ class CollisionAvoidance:
         np.multiply(rhs, self._row_scale, out=rhs)
         self._u_pairs.fill(INFINITY)
         np.copyto(self._u_pairs, rhs, where=active)
+        self._head_rows()
 
-        q = self.command
-        yaw_stiff = self._stiff[self._yaw]
-        self._coupled.fill(q[self._yaw], q[self._pitch], self._lo[self._yaw] if yaw_stiff else 0.0,
-                           self._hi[self._yaw] if yaw_stiff else 0.0,
-                           self._coupled_coef, self._coupled_rhs, self._coupled_used)
+    def _head_rows(self) -> None:
+        """The head's coupled rows into A and u, rebuilt only when what they depend on changed:
+        the head is still in most cycles, and the rows are Python arithmetic."""
+        q, yaw_stiff, tolerance = self.command, self._stiff[self._yaw], self.config.acceptance_tolerance
+        inputs = (q[self._yaw], q[self._pitch], self._lo[self._yaw] if yaw_stiff else 0.0,
+                  self._hi[self._yaw] if yaw_stiff else 0.0, self._stiff[self._pitch], tolerance)
+        if inputs == self._head_inputs:
+            return
+        self._head_inputs = inputs
+        self._coupled.fill(*inputs[:4], self._coupled_coef, self._coupled_rhs, self._coupled_used)
         # Shrunk by the acceptance tolerance: a solution within tolerance of these rows is inside
         # the true range (pitch moves at most that much inward to get there, well within a step).
-        np.subtract(self._coupled_rhs, cfg.acceptance_tolerance, out=self._coupled_rhs)
+        np.subtract(self._coupled_rhs, tolerance, out=self._coupled_rhs)
         self._a_head[:, self._head_cols] = self._coupled_coef
         self._u_head.fill(INFINITY)
         if self._stiff[self._pitch]:
