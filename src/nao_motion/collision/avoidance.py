@@ -223,7 +223,7 @@ class CollisionAvoidance:
         # Cross products as outer products times CROSS_OF_OUTER: a_j x o_j, point_a / point_b x n.
         self._axes = np.empty((nk, 3))
         self._outer_joints = np.empty((nk, 3, 3))
-        self._outer_points = np.empty((2, m, 3, 3))
+        self._outer_pairs = np.empty((2, m, 3, 3))
         self._c = np.empty((nk, 3))  # a_j x o_j
         self._x_ab = np.empty((2 * m, 3))  # point_a x n, then point_b x n
         self._t_ab = np.empty((2 * m, nk))
@@ -365,7 +365,8 @@ class CollisionAvoidance:
         model.mimic_hip_yaw_pitch(q, out=q)
         # The last cycle's check computed FK and distances at this command: reuse them unless
         # limp joints moved it (so FK runs once per cycle unless a step had to be shortened).
-        if not (self._state_valid and _same_values(self._state.q, q) and self._current.computed_with(self.obstacles)):
+        if not (self._state_valid and _same_values(self._state.q, q)
+                and self._current.computed_with(self.obstacles)):
             self._current.compute(self.fk.compute(q, out=self._state, links_only=True), self.obstacles)
             self._state_valid = True
         dist = self._current.all_result
@@ -412,9 +413,8 @@ class CollisionAvoidance:
         The rows are first order: for large steps of two moving arms the true distance can come
         out below the linear prediction. A pair (or an arm and an obstacle) the filter acts on may
         not end closer than half the margin (nor closer than it was, when it already was):
-        otherwise the step is halved,
-        up to MAX_HALVINGS times, then held. Returns the number of halvings (MAX_HALVINGS + 1:
-        held).
+        otherwise the step is halved, up to MAX_HALVINGS times, then held. Returns the number of
+        halvings (MAX_HALVINGS + 1: held).
         """
         q, trial = self.command, self._q_trial
         np.minimum(self._current.all_result.distance_m, 0.5 * self.config.margin_m, out=self._floor)
@@ -488,8 +488,8 @@ class CollisionAvoidance:
         np.einsum("nij,nj->ni", children[:, :3, :3], self._axes_local, out=self._axes)
         np.multiply(self._axes[:, :, None], children[:, None, :3, 3], out=self._outer_joints)
         np.matmul(self._outer_joints.reshape(nk, 9), CROSS_OF_OUTER, out=self._c)
-        np.multiply(geometry.workspace.points[:, :, :, None], normal[None, :, None, :], out=self._outer_points)
-        np.matmul(self._outer_points.reshape(2 * m, 9), CROSS_OF_OUTER, out=self._x_ab)
+        np.multiply(geometry.workspace.points[:, :, :, None], normal[None, :, None, :], out=self._outer_pairs)
+        np.matmul(self._outer_pairs.reshape(2 * m, 9), CROSS_OF_OUTER, out=self._x_ab)
         np.matmul(normal, self._c.T, out=self._nc)
         np.matmul(self._x_ab, self._axes.T, out=self._t_ab)
         np.subtract(self._t_ab3, self._nc, out=self._t_ab3)
