@@ -22,6 +22,18 @@ def test_a_prepared_state_is_refilled_in_place_with_what_a_new_state_holds():
     assert state.q[MODEL.joint_index("RHipYawPitch")] == state.q[MODEL.joint_index("LHipYawPitch")]
 
 
+def test_links_only_computes_the_link_poses_and_leaves_the_frames_and_com_alone():
+    fk = ForwardKinematics(MODEL)
+    state = fk.new_state()
+    q0, q1 = np.random.default_rng(6).uniform(MODEL.lower, MODEL.upper, size=(2, MODEL.n_joints))
+    before = fk.compute(q0, out=state)
+    frames, com = before.frame_poses.copy(), before.com_torso_m.copy()
+    fk.compute(q1, out=state, links_only=True)
+    np.testing.assert_array_equal(state.link_poses, fk.compute(q1).link_poses)
+    np.testing.assert_array_equal(state.frame_poses, frames)
+    np.testing.assert_array_equal(state.com_torso_m, com)
+
+
 def test_the_hip_yaw_pitch_fold_adds_the_right_joint_onto_the_left_motor():
     joints = ("LHipYawPitch", "RHipYawPitch", "RHipRoll")
     motors = ("LHipYawPitch", "RHipRoll")

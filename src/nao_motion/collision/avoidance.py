@@ -46,12 +46,15 @@ too, the last safe command is held (a zero step) and the result says why.
 
 Obstacles outside the body (seed 002, ``obstacles.py``): the owner writes the declared obstacles,
 in the torso frame, into ``obstacles`` (``ObstacleSlots``) before a step. Each arm shape against
-each obstacle slot is one more row of the same form, n . J dq <= d - margin (the obstacle does
-not move), with the same margin, influence distance and recovery speed
-(``qp.clearance.ClearanceConstraint``); it binds whichever arm is stiff, protected against
-self-collision or not (declaring an obstacle is the opt-in), and the checked step keeps it as it
-keeps the pairs. With no obstacle declared these rows stay off (zero, unbounded) and are not
-computed: the filter then does exactly what it did without them.
+each obstacle slot is one more pair row, after the pairs, whose shape B does not move:
+n . J_a dq <= d - margin, with the same margin, influence distance, reach test and recovery speed
+(the form of ``qp.clearance``); its distance, Jacobian row, checks and normalisation are computed
+with the pairs' in the same numpy calls (a cycle's cost is their number, hardly the rows'). It
+binds whichever arm is stiff, protected against self-collision or not (declaring an obstacle is
+the opt-in), and the checked step keeps it as it keeps the pairs. An empty slot's distance is
+infinite, so its row is never active: with no obstacle declared the filter does what it did
+without them. An inactive obstacle row has zero coefficients in the QP (OSQP's equilibration,
+recomputed at each update, then sees only the obstacles near the arms).
 
 Limits: the step box keeps every joint inside its range and speed exactly (the solution is
 clipped into it); the head rows (``coupled_limits.py``), conservative and shrunk by the
@@ -71,11 +74,10 @@ from ..kinematics import ForwardKinematics, KinematicState
 from ..model import HEAD_PITCH_VS_YAW_DEG, NaoModel, motor_fold, motor_of, project_coupled_limits
 from ..qp import INFINITY, USABLE, FixedPatternQP, SolveResult, SolverSettings
 from ..qp import clearance
-from ..qp.clearance import ClearanceConstraint
 from ..spatial import CROSS_OF_OUTER
 from .coupled_limits import CoupledLimitRows
 from .distance import DistanceResult
-from .obstacles import NormalRates, ObstacleDistances, ObstacleSlots, obstacle_shapes
+from .obstacles import ObstacleDistances, ObstacleSlots, obstacle_shapes
 from .pairs import ARM_GROUPS, CollisionPairs, PairDistances, collision_pairs, protected_arms
 
 VARIABLE_CHAINS = ("Head", "LArm", "RArm")
@@ -157,12 +159,12 @@ class CollisionAvoidance:
         self.pairs = pairs or collision_pairs(model)
         # Two distance workspaces: the current command's (rows are built from it) and a trial's
         # (the checked next command), swapped when the trial is taken; each also computes the arms
-        # against the declared obstacles (``obstacles``, torso frame) when there are some.
-        shapes = obstacle_shapes(model, tuple(ARM_GROUPS.values()))
-        self._current = PairDistances(self.fk, self.pairs, ObstacleDistances(self.fk, shapes))
-        self._trial = PairDistances(self.fk, self.pairs, ObstacleDistances(self.fk, shapes))
+        # against the declared obstacles (``obstacles``, torso frame).
+        layout = ObstacleDistances(self.fk, obstacle_shapes(model, tuple(ARM_GROUPS.values())))
+        self._current = PairDistances(self.fk, self.pairs, layout)
+        self._trial = PairDistances(self.fk, self.pairs, layout)
+        self.n_rows = len(self._current.link_a)  # pair rows: the pairs, then the obstacle pairs
         self.obstacles = ObstacleSlots()
-        self._obstacles_seen = ObstacleSlots()  # the obstacles the current distances were computed with
         config = config or AvoidanceConfig()
         reason = config.validate()
         if reason:
@@ -195,17 +197,14 @@ class CollisionAvoidance:
         self._var_model = self._motor_model[: self.n_var]
         self._fix_model = self._motor_model[self.n_var:]
         self._fold = fold = motor_fold([kin_names[j] for j in moving_kin], motors)
-        # masks[0 / 1][i, k]: kinematic column k moves pair i's shape A / B.
-        self._masks = np.stack([fk.moves_link[np.ix_(self._moving_kin, links)].T.astype(float)
-                                for links in (self._current.link_a, self._current.link_b)])
+        # masks[0 / 1][i, k]: kinematic column k moves row i's shape A / B (an obstacle: none).
+        moves = fk.moves_link[self._moving_kin].T.astype(float)  # (links, kinematic columns)
+        self._masks = np.zeros((2, self.n_rows, len(moving_kin)))
+        self._masks[0] = moves[self._current.link_a]
+        self._masks[1, : self.pairs.n_pairs] = moves[self._current.link_b]
         # Sparsity of the pair rows over the variables, fixed for the life of the filter.
         self._pattern = (self._masks.sum(axis=0) @ fold[:, : self.n_var]) > 0
         self._chain_of_var = np.array([model.joint(n).chain for n in self.variable_names])
-        # Obstacle rows, over the joints that move a shape (the pairs' joint axes serve them too).
-        obstacle_moves = self._current.obstacles.moves[:, self._moving_kin]
-        self._obstacle_rates = NormalRates(obstacle_moves)
-        self._obstacle_fold = fold[:, : self.n_var]
-        self._obstacle_pattern = (obstacle_moves @ self._obstacle_fold) > 0
         self._step_max = model.max_velocity * self.dt_s
         self._neg_step_max = -self._step_max
         self._motor_step_max = self._step_max[self._motor_model]
@@ -216,12 +215,11 @@ class CollisionAvoidance:
                                          max_step_rad=float(self._step_max[self._yaw]))
 
     def _setup_buffers(self) -> None:
-        m, nk, nm, nv, n = self.pairs.n_pairs, len(self._moving_kin), len(self.motor_names), self.n_var, \
-            self.model.n_joints
+        m, nk, nm, nv, n = self.n_rows, len(self._moving_kin), len(self.motor_names), self.n_var, self.model.n_joints
+        mp = self.pairs.n_pairs
         nc = CoupledLimitRows.n_rows
         self._children = np.empty((nk, 4, 4))
         self._axes_local = self.fk.axes_local[self._moving_kin]
-        # Cross products in one pass: [axes; point_a; point_b] x [origins; normal; normal].
         # Cross products as outer products times CROSS_OF_OUTER: a_j x o_j, point_a / point_b x n.
         self._axes = np.empty((nk, 3))
         self._outer_joints = np.empty((nk, 3, 3))
@@ -239,15 +237,17 @@ class CollisionAvoidance:
         self._coupled_coef = np.zeros((nc, 2))
         self._coupled_rhs = np.zeros(nc)
         self._coupled_used = np.zeros(nc, dtype=bool)
-        self._coupled_tmp = np.empty(nc)
-        # The QP's rows: pairs, the step box, the head's coupled range (views of its buffers).
+        self._head_inputs: tuple | None = None  # what the head rows in A and u were built from
+        # The QP's rows (views of its buffers): pairs then obstacle pairs, the step box, the
+        # head's coupled range.
         qp = self._solver
-        self._u_pairs, self._u_box, self._u_head = qp.u[:m], qp.u[m: m + nv], qp.u[m + nv: m + nv + nc]
+        self._a_pairs, self._a_obstacles, self._a_head = qp.A[:m], qp.A[mp:m], qp.A[m + nv:]
+        self._u_pairs, self._u_box, self._u_head = qp.u[:m], qp.u[m: m + nv], qp.u[m + nv:]
         self._l_box = qp.l[m: m + nv]
-        self._a_pairs, self._a_head = qp.A[:m], qp.A[m + nv: m + nv + nc]
+        self._excess_pairs, self._excess_head = np.empty(m), np.empty(nc)  # A x - u at the last checked x
         self._w = qp.P.reshape(-1)[:: nv + 1]  # P's diagonal: the weights
+        self._neg_w = np.zeros(nv)  # -w: the cost's linear term is -w dq_wish
         self._x = np.zeros(nv)
-        self._head_x = np.zeros(2)
         self._dq_wish = np.zeros(n)
         self._dq = np.zeros(n)
         self._lo = np.empty(n)
@@ -257,12 +257,16 @@ class CollisionAvoidance:
         self._tmp_m = np.empty(m)
         self._row_scale = np.empty(m)
         self._g_sq = np.empty((m, nv))
+        self._row_scale_col = self._row_scale[:, None]
         self._active = np.zeros(m, dtype=bool)
+        self._active_pairs = self._active[:mp]
+        self._active_obstacles = self._active[mp:, None]
         self._near = np.zeros(m, dtype=bool)
         self._stiff = np.ones(n, dtype=bool)
         self._stiff_read = np.ones(n, dtype=bool)
         self._stiffness_applied = False  # the stiffness-dependent values below are up to date
         self._limp = np.zeros(n, dtype=bool)
+        self._any_limp = False
         self._var_stiff = np.ones(nv, dtype=bool)
         self._adjustable = np.zeros(nv, dtype=bool)
         self._pinned = np.zeros(nv, dtype=bool)
@@ -273,43 +277,29 @@ class CollisionAvoidance:
         # One result object, refreshed every cycle.
         self._result = AvoidanceResult(np.zeros(n), Outcome.SOLVED, "ok", np.inf, 0, 0, 0,
                                        self._current.result)
-        self._d_start = np.empty(m)
         self._floor = np.empty(m)
         self._below = np.zeros(m, dtype=bool)
         self._actionable = np.zeros(m, dtype=bool)
+        self._obstacle_actionable = self._actionable[mp:]
         self._q_trial = np.empty(n)
         # FK of `command` (valid once computed) and of the checked trial step, swapped when taken.
         self._state, self._trial_state = self.fk.new_state(), self.fk.new_state()
         self._state_valid = False
-        mo = self._current.obstacles.n_pairs
-        self._obstacle_floor = np.empty(mo)
-        self._obstacle_below = np.zeros(mo, dtype=bool)
-        self._obstacle_rows_on = False
 
     def _setup_qp(self, config: AvoidanceConfig) -> None:
-        """The QP's pattern: one row per pair (over the variables its shapes' joints move), the step
-        box, the head's coupled rows; P is diagonal (the weights)."""
-        m, nv, nc = self.pairs.n_pairs, self.n_var, CoupledLimitRows.n_rows
-        mo = len(self._obstacle_pattern)
-        pattern = np.zeros((m + nv + nc + mo, nv), dtype=bool)
+        """The QP's pattern: one row per pair and obstacle pair (over the variables its shapes'
+        joints move), the step box, the head's coupled rows; P is diagonal (the weights)."""
+        m, nv, nc = self.n_rows, self.n_var, CoupledLimitRows.n_rows
+        pattern = np.zeros((m + nv + nc, nv), dtype=bool)
         pattern[:m] = self._pattern
         pattern[m: m + nv] = np.eye(nv, dtype=bool)
-        pattern[m + nv: m + nv + nc, self._head_cols] = True
-        pattern[m + nv + nc:] = self._obstacle_pattern
+        pattern[m + nv:, self._head_cols] = True
         # OSQP's equilibration: the weights change a thousandfold from cycle to cycle (pinned or
         # adjustable joints), which no fixed preconditioning follows.
         settings = SolverSettings(eps_abs=config.eps_abs, eps_rel=config.eps_rel, max_iter=config.max_iter,
                                   scaling=10)
         self._solver = FixedPatternQP(pattern, np.eye(nv, dtype=bool), settings)
         self._solver.A[m: m + nv] = np.eye(nv)
-        # The obstacle rows: a clearance part laid out on the filter's rows (steps in rad: dt 1).
-        self._clearance = ClearanceConstraint(self._obstacle_pattern, 1.0, self._step_max[self._var_model],
-                                              config.margin_m, config.influence_distance_m,
-                                              config.recovery_speed_mps * self.dt_s)
-        rows = slice(m + nv + nc, m + nv + nc + mo)
-        qp = self._solver
-        self._clearance.A, self._clearance.lower, self._clearance.upper = qp.A[rows], qp.l[rows], qp.u[rows]
-        self._clearance.prepare()
 
     # --- configuration -------------------------------------------------------------------
     def update_config(self, config: AvoidanceConfig) -> None:
@@ -323,10 +313,9 @@ class CollisionAvoidance:
         if (config.dt_s or self.model.cycle_time_s) != self.dt_s:
             raise ValueError("dt_s is fixed when the filter is set up")
         self.config = config
-        self._checked = self.pairs.checked(set(config.protected_arms))
-        clearance = self._clearance
-        clearance.margin_m, clearance.influence_m = config.margin_m, config.influence_distance_m
-        clearance.recovery_mps = config.recovery_speed_mps * self.dt_s
+        # Pairs by the protected arms; an obstacle row by its stiffness alone (_read_stiffness).
+        self._checked = np.ones(self.n_rows, dtype=bool)
+        self._checked[: self.pairs.n_pairs] = self.pairs.checked(set(config.protected_arms))
         self._stiffness_applied = False
         self._var_yielding = np.isin(self._chain_of_var, config.yielding_chains)
         self._var_protected = np.isin(self._chain_of_var, config.protected_arms)
@@ -367,37 +356,36 @@ class CollisionAvoidance:
         """
         if not self._started:
             raise RuntimeError("reset(q) the filter before the first step")
-        if not np.all(np.isfinite(q_wish)):
+        if not np.isfinite(q_wish).all():
             raise ValueError("the wished command must be finite (validate input with nao_motion.joint_input)")
         model, q = self.model, self.command
         self._read_stiffness(stiffness)
-        if q_measured is not None and self._limp.any():
+        if q_measured is not None and self._any_limp:
             np.copyto(q, model.clip_to_limits(q_measured), where=self._limp)
         model.mimic_hip_yaw_pitch(q, out=q)
         # The last cycle's check computed FK and distances at this command: reuse them unless
         # limp joints moved it (so FK runs once per cycle unless a step had to be shortened).
-        same_obstacles = self._same_obstacles()
-        if not (same_obstacles and self._state_valid and np.array_equal(self._state.q, q)):
-            self._current.compute(self.fk.compute(q, out=self._state), self.obstacles)
+        if not (self._state_valid and _same_values(self._state.q, q)
+                and self._current.computed_with(self.obstacles)):
+            self._current.compute(self.fk.compute(q, out=self._state, links_only=True), self.obstacles)
             self._state_valid = True
-        dist = self._current.result
-        self._pair_rows(self._state, dist)
-        np.copyto(self._d_start, dist.distance_m)
+        dist = self._current.all_result
+        self._pair_rows(self._state, self._current)
 
         # Step box: position and velocity limits (q is inside its range); limp joints stay.
         np.subtract(model.lower, q, out=self._lo)
         np.maximum(self._lo, self._neg_step_max, out=self._lo)
         np.subtract(model.upper, q, out=self._hi)
         np.minimum(self._hi, self._step_max, out=self._hi)
-        np.copyto(self._lo, 0.0, where=self._limp)
-        np.copyto(self._hi, 0.0, where=self._limp)
+        if self._any_limp:
+            np.copyto(self._lo, 0.0, where=self._limp)
+            np.copyto(self._hi, 0.0, where=self._limp)
         np.subtract(q_wish, q, out=self._dq_wish)
         np.minimum(self._dq_wish, self._hi, out=self._dq)
         np.maximum(self._dq, self._lo, out=self._dq)
         self._dq.take(self._fix_model, out=self._fix_step)
 
         self._set_rows(dist)
-        self._obstacle_rows()
         outcome, reason, iterations = self._solve(dist)
         if outcome is Outcome.HELD:
             self._dq.fill(0.0)
@@ -415,33 +403,31 @@ class CollisionAvoidance:
         r.q, r.outcome, r.reason, r.iterations = q, outcome, reason, iterations
         r.distances = self._current.result
         r.closest_distance_m = float(r.distances.distance_m.min())
-        obstacles = self._current.obstacle_result
-        r.closest_obstacle_m = np.inf if obstacles is None else float(obstacles.distance_m.min())
-        r.active_constraints, r.binding_constraints = int(np.count_nonzero(self._active)), binding
+        r.closest_obstacle_m = float(self._current.obstacle_result.distance_m.min())
+        r.active_constraints, r.binding_constraints = int(np.count_nonzero(self._active_pairs)), binding
         return r
 
     def _take_checked_step(self) -> int:
         """Move the command by dq after checking the distances there (the next cycle's FK).
 
         The rows are first order: for large steps of two moving arms the true distance can come
-        out below the linear prediction. A pair the filter acts on may not end closer than half
-        the margin (nor closer than it was, when it already was): otherwise the step is halved,
-        up to MAX_HALVINGS times, then held. Returns the number of halvings (MAX_HALVINGS + 1:
-        held).
+        out below the linear prediction. A pair (or an arm and an obstacle) the filter acts on may
+        not end closer than half the margin (nor closer than it was, when it already was):
+        otherwise the step is halved, up to MAX_HALVINGS times, then held. Returns the number of
+        halvings (MAX_HALVINGS + 1: held).
         """
         q, trial = self.command, self._q_trial
-        np.minimum(self._d_start, 0.5 * self.config.margin_m, out=self._floor)
+        np.minimum(self._current.all_result.distance_m, 0.5 * self.config.margin_m, out=self._floor)
         np.subtract(self._floor, FLOOR_SLACK_M, out=self._floor)
         for halvings in range(MAX_HALVINGS + 1):
             np.add(q, self._dq, out=trial)
             self.model.mimic_hip_yaw_pitch(trial, out=trial)
             if self._dq.take(self._ankles, out=self._ankle_dq).any():  # passed-through ankles
                 trial[:] = project_coupled_limits(self.model, trial)
-            state = self.fk.compute(trial, out=self._trial_state)
-            d = self._trial.compute(state, self.obstacles).distance_m
-            np.less(d, self._floor, out=self._below)
-            if not (np.logical_and(self._below, self._actionable, out=self._below).any()
-                    or self._obstacle_step_too_close()):
+            state = self.fk.compute(trial, out=self._trial_state, links_only=True)
+            self._trial.compute(state, self.obstacles)
+            np.less(self._trial.all_result.distance_m, self._floor, out=self._below)
+            if not np.logical_and(self._below, self._actionable, out=self._below).any():
                 q[:] = trial
                 self._state, self._trial_state = state, self._state
                 self._current, self._trial = self._trial, self._current
@@ -450,51 +436,11 @@ class CollisionAvoidance:
         self._dq.fill(0.0)  # held: the current command and its distances stay
         return MAX_HALVINGS + 1
 
-    def _same_obstacles(self) -> bool:
-        """Whether the obstacles are those the current distances were computed with (if not, they
-        are remembered as such: the caller computes them)."""
-        now, seen = self.obstacles.packed, self._obstacles_seen.packed
-        same = np.array_equal(now, seen)
-        if not same:
-            np.copyto(seen, now)
-        return same
-
-    def _obstacle_rows(self) -> None:
-        """The arms' rows against the declared obstacles at the current command (off when none)."""
-        clearance = self._clearance
-        if self._current.obstacle_result is None:
-            if self._obstacle_rows_on:
-                clearance.clear()
-                self._obstacle_rows_on = False
-            return
-        self._obstacle_rows_on = True
-        result = self._current.obstacle_result
-        np.copyto(clearance.distance_m, result.distance_m)
-        # The pairs' rows (computed first, at the same state) left the joints' axes and a_j x o_j.
-        rates = self._obstacle_rates.compute(self._axes, None, result.point_a, result.normal, axis_origin=self._c)
-        np.matmul(rates, self._obstacle_fold, out=clearance.gradient)
-        np.copyto(clearance.step_max, self._u_box)
-        np.maximum(clearance.step_max, -self._l_box, out=clearance.step_max)
-        clearance.fill()
-
-    def _obstacle_step_too_close(self) -> bool:
-        """Whether the trial step ends closer to an obstacle than half the margin (or than it was)
-        on a row the filter acts on."""
-        if not self._obstacle_rows_on:
-            return False
-        d = self._trial.obstacle_result.distance_m
-        np.minimum(self._clearance.distance_m, 0.5 * self.config.margin_m, out=self._obstacle_floor)
-        self._obstacle_floor -= FLOOR_SLACK_M
-        np.less(d, self._obstacle_floor, out=self._obstacle_below)
-        return bool(np.logical_and(self._obstacle_below, self._clearance.enabled, out=self._obstacle_below).any())
-
     def _binding(self) -> int:
-        """Active pair rows within tolerance of their bound at the solution."""
-        np.matmul(self._g_var, self._x, out=self._tmp_m)
-        np.subtract(self._tmp_m, self._u_pairs, out=self._tmp_m)
-        np.greater_equal(self._tmp_m, -self.config.acceptance_tolerance, out=self._near)
-        binding = int(np.count_nonzero(np.logical_and(self._near, self._active, out=self._near)))
-        return binding + self._clearance.binding(self._x, self.config.acceptance_tolerance)
+        """Active pair rows within tolerance of their bound at the accepted solution (whose
+        excess _accept left)."""
+        np.greater_equal(self._excess_pairs, -self.config.acceptance_tolerance, out=self._near)
+        return int(np.count_nonzero(np.logical_and(self._near, self._active, out=self._near)))
 
     def _read_stiffness(self, stiffness: np.ndarray | None) -> None:
         """Limp / stiff joints, and (when they changed) which variables are adjustable or pinned,
@@ -503,10 +449,11 @@ class CollisionAvoidance:
             self._stiff_read.fill(True)
         else:
             np.greater_equal(stiffness, self.config.limp_stiffness, out=self._stiff_read)
-        if self._stiffness_applied and np.array_equal(self._stiff_read, self._stiff):
+        if self._stiffness_applied and _same_values(self._stiff_read, self._stiff):
             return
         np.copyto(self._stiff, self._stiff_read)
         np.logical_not(self._stiff, out=self._limp)
+        self._any_limp = bool(self._limp.any())
         stiff, adjustable = self._var_stiff, self._adjustable
         self._stiff.take(self._var_model, out=stiff)
         protected_limp = np.greater(self._var_protected, stiff, out=self._pinned).any()
@@ -518,30 +465,32 @@ class CollisionAvoidance:
         np.greater(stiff, adjustable, out=self._pinned)
         self._w.fill(1.0)
         np.copyto(self._w, self.config.pinned_weight, where=self._pinned)
+        np.negative(self._w, out=self._neg_w)
         np.copyto(self._adjustable_f, self._adjustable)
         np.matmul(self._pattern_f, self._adjustable_f, out=self._reach)
         np.greater(self._reach, 0.0, out=self._actionable)
         self._actionable &= self._checked
         # An obstacle row binds the stiff joints that move its shape (a limp arm's step is 0).
-        np.any(self._obstacle_pattern & stiff[None, :], axis=1, out=self._clearance.enabled)
+        np.any(self._pattern[self.pairs.n_pairs:] & stiff[None, :], axis=1, out=self._obstacle_actionable)
         self._stiffness_applied = True
 
-    def _pair_rows(self, state: KinematicState, dist: DistanceResult) -> None:
-        """g[i, :] = n_i . (J_a(point_a) - J_b(point_b)) per motor joint, for all pairs at once.
+    def _pair_rows(self, state: KinematicState, geometry: PairDistances) -> None:
+        """g[i, :] = n_i . (J_a(point_a) - J_b(point_b)) per motor joint, for all rows at once
+        (the distances of `geometry`, computed at `state`).
 
         A revolute joint j (unit axis a_j through o_j) moves a point p at a_j x (p - o_j) per
         radian, so n . v = a_j . (p x n) - n . (a_j x o_j): cross products, then matrix products.
         """
-        nk, m = len(self._moving_kin), self.pairs.n_pairs
+        nk, m = len(self._moving_kin), self.n_rows
+        normal = geometry.all_result.normal
         children = self._children
         state.link_poses.take(self._moving_links, axis=0, out=children)
         np.einsum("nij,nj->ni", children[:, :3, :3], self._axes_local, out=self._axes)
         np.multiply(self._axes[:, :, None], children[:, None, :3, 3], out=self._outer_joints)
         np.matmul(self._outer_joints.reshape(nk, 9), CROSS_OF_OUTER, out=self._c)
-        np.multiply(dist.point_a[:, :, None], dist.normal[:, None, :], out=self._outer_pairs[0])
-        np.multiply(dist.point_b[:, :, None], dist.normal[:, None, :], out=self._outer_pairs[1])
+        np.multiply(geometry.workspace.points[:, :, :, None], normal[None, :, None, :], out=self._outer_pairs)
         np.matmul(self._outer_pairs.reshape(2 * m, 9), CROSS_OF_OUTER, out=self._x_ab)
-        np.matmul(dist.normal, self._c.T, out=self._nc)
+        np.matmul(normal, self._c.T, out=self._nc)
         np.matmul(self._x_ab, self._axes.T, out=self._t_ab)
         np.subtract(self._t_ab3, self._nc, out=self._t_ab3)
         np.multiply(self._t_ab3, self._masks, out=self._t_ab3)
@@ -553,8 +502,7 @@ class CollisionAvoidance:
         cfg, var = self.config, self._var_model
         q_cost = self._solver.q
         self._dq_wish.take(var, out=q_cost)
-        np.multiply(q_cost, self._w, out=q_cost)
-        np.negative(q_cost, out=q_cost)
+        np.multiply(q_cost, self._neg_w, out=q_cost)
         self._lo.take(var, out=self._l_box)
         self._hi.take(var, out=self._u_box)
 
@@ -572,26 +520,33 @@ class CollisionAvoidance:
         np.less(d, cfg.influence_distance_m, out=self._near)
         active |= self._near
         active &= self._actionable
-        # Pair rows to unit norm over the variables (rad): their coefficients, m per rad, span
-        # two decades with the lever arm, and OSQP's scaling is fixed at set-up.
+        # Pair rows to unit norm over the variables (rad), into the QP's A: their coefficients,
+        # m per rad, span two decades with the lever arm, and OSQP's scaling is fixed at set-up.
         np.multiply(self._g_var, self._g_var, out=self._g_sq)
         np.add.reduce(self._g_sq, axis=1, out=self._row_scale)
         np.sqrt(self._row_scale, out=self._row_scale)
         np.maximum(self._row_scale, 1e-9, out=self._row_scale)
         np.divide(1.0, self._row_scale, out=self._row_scale)
-        np.multiply(self._g, self._row_scale[:, None], out=self._g)
+        np.multiply(self._g_var, self._row_scale_col, out=self._a_pairs)
         np.multiply(rhs, self._row_scale, out=rhs)
         self._u_pairs.fill(INFINITY)
         np.copyto(self._u_pairs, rhs, where=active)
+        self._head_rows()
 
-        q = self.command
-        yaw_stiff = self._stiff[self._yaw]
-        self._coupled.fill(q[self._yaw], q[self._pitch], self._lo[self._yaw] if yaw_stiff else 0.0,
-                           self._hi[self._yaw] if yaw_stiff else 0.0,
-                           self._coupled_coef, self._coupled_rhs, self._coupled_used)
+    def _head_rows(self) -> None:
+        """The head's coupled rows into A and u, rebuilt only when what they depend on changed:
+        the head is still in most cycles, and the rows are Python arithmetic."""
+        q, yaw_stiff, tolerance = self.command, self._stiff[self._yaw], self.config.acceptance_tolerance
+        inputs = (q[self._yaw], q[self._pitch], self._lo[self._yaw] if yaw_stiff else 0.0,
+                  self._hi[self._yaw] if yaw_stiff else 0.0, self._stiff[self._pitch], tolerance)
+        if inputs == self._head_inputs:
+            return
+        self._head_inputs = inputs
+        self._coupled.fill(*inputs[:4], self._coupled_coef, self._coupled_rhs, self._coupled_used)
         # Shrunk by the acceptance tolerance: a solution within tolerance of these rows is inside
         # the true range (pitch moves at most that much inward to get there, well within a step).
-        np.subtract(self._coupled_rhs, cfg.acceptance_tolerance, out=self._coupled_rhs)
+        np.subtract(self._coupled_rhs, tolerance, out=self._coupled_rhs)
+        self._a_head[:, self._head_cols] = self._coupled_coef
         self._u_head.fill(INFINITY)
         if self._stiff[self._pitch]:
             np.copyto(self._u_head, self._coupled_rhs, where=self._coupled_used)
@@ -601,13 +556,10 @@ class CollisionAvoidance:
         # The clipped wish minimises the cost over the box alone: if it keeps every row, it is the
         # QP's solution, exactly (targets away from collisions pass through unchanged).
         self._dq.take(self._var_model, out=self._x)
-        np.matmul(self._g_var, self._x, out=self._tmp_m)
-        np.subtract(self._tmp_m, self._u_pairs, out=self._tmp_m)
-        if self._tmp_m.max() <= 0.0 and self._head_rows_hold() and self._clearance.violation(self._x) <= 0.0:
+        if self._rows_hold(pair_tolerance=0.0):
             return Outcome.SOLVED, "ok", 0
-        np.copyto(self._a_pairs, self._g_var)
-        self._a_head[:, self._head_cols[0]] = self._coupled_coef[:, 0]
-        self._a_head[:, self._head_cols[1]] = self._coupled_coef[:, 1]
+        # An inactive obstacle row (an empty slot's among them) is handed over as zeros.
+        np.multiply(self._a_obstacles, self._active_obstacles, out=self._a_obstacles)
         self._solver.update()
         result = self._solver.solve()
         iterations = int(result.info.iter)
@@ -619,7 +571,6 @@ class CollisionAvoidance:
         np.maximum(self._rhs, 0.0, out=self._rhs)
         np.multiply(self._rhs, self._row_scale, out=self._rhs)
         np.copyto(self._u_pairs, self._rhs, where=self._active)
-        self._clearance.relax()
         self._solver.update(matrices=False)
         result = self._solver.solve()
         iterations += int(result.info.iter)
@@ -637,19 +588,26 @@ class CollisionAvoidance:
             return False
         x = self._x
         x[:] = result.x
-        if not np.all(np.isfinite(x)):
+        if not np.isfinite(x).all():
             return False
         np.minimum(x, self._u_box, out=x)
         np.maximum(x, self._l_box, out=x)
-        np.matmul(self._g_var, x, out=self._tmp_m)
-        np.subtract(self._tmp_m, self._u_pairs, out=self._tmp_m)
-        return bool(self._tmp_m.max() <= self.config.acceptance_tolerance) and self._head_rows_hold() \
-            and self._clearance.violation(x) <= self.config.acceptance_tolerance
+        return self._rows_hold(pair_tolerance=self.config.acceptance_tolerance)
 
-    def _head_rows_hold(self) -> bool:
-        """Whether x keeps the head rows (shrunk by the tolerance, see _set_rows) within tolerance."""
-        x = self._x
-        self._head_x[0], self._head_x[1] = x[self._head_cols[0]], x[self._head_cols[1]]
-        np.matmul(self._coupled_coef, self._head_x, out=self._coupled_tmp)
-        np.subtract(self._coupled_tmp, self._u_head, out=self._coupled_tmp)
-        return bool(self._coupled_tmp.max() <= self.config.acceptance_tolerance)
+    def _rows_hold(self, pair_tolerance: float) -> bool:
+        """Whether _x keeps the pair rows within `pair_tolerance` and the head rows (shrunk by the
+        acceptance tolerance, see _set_rows) within the acceptance tolerance; leaves every row's
+        excess in _excess_pairs / _excess_head."""
+        np.matmul(self._a_pairs, self._x, out=self._excess_pairs)
+        np.subtract(self._excess_pairs, self._u_pairs, out=self._excess_pairs)
+        np.matmul(self._a_head, self._x, out=self._excess_head)
+        np.subtract(self._excess_head, self._u_head, out=self._excess_head)
+        return bool(self._excess_pairs.max() <= pair_tolerance
+                    and self._excess_head.max() <= self.config.acceptance_tolerance)
+
+
+def _same_values(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two arrays of one dtype and shape hold the same bytes: a compare of a few
+    hundred bytes, far cheaper than np.array_equal's checks (a -0.0 against a 0.0 only costs a
+    recomputation)."""
+    return a.tobytes() == b.tobytes()

@@ -194,8 +194,10 @@ class DistanceWorkspace:
         axis_a = np.empty((n, 3), f8)
         axis_b = np.empty((n, 3), f8)
         normal = np.empty((n, 3), f8)
-        point_a = np.empty((n, 3), f8)
-        point_b = np.empty((n, 3), f8)
+        #: The closest points stacked, (2, n, 3): result.point_a and point_b are its views (one
+        #: call of an owner can treat both).
+        self.points = np.empty((2, n, 3), f8)
+        point_a, point_b = self.points
         fallback = np.empty(n, bool)
         self._s_col = s[:, None]
         self._t_col = t[:, None]

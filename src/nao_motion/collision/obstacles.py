@@ -13,8 +13,10 @@ Each cycle the owner resolves the obstacles' frames into the torso frame
 (:meth:`ObstacleSet.in_torso`), then :class:`ObstacleDistances` gives, for every body shape and
 slot, the signed distance, the closest points, the normal (from the body toward the obstacle)
 and, per kinematic joint, how fast the joint moves the body's closest point along that normal
-(n . J(p): the distance it takes away per radian, :class:`NormalRates`). The avoidance rows are
-then ``qp.clearance.ClearanceConstraint``'s.
+(n . J(p): the distance it takes away per radian, :class:`NormalRates`). The whole body's
+avoidance rows are then ``qp.clearance.ClearanceConstraint``'s; the collision filter computes
+the arms against the slots as more of its self-collision pairs (``pairs.PairDistances``, whose
+rows have the same form).
 """
 
 from __future__ import annotations
@@ -211,8 +213,8 @@ class ObstacleDistances:
     i % capacity. :meth:`compute` gives the distances (inf for an unused slot) and the closest
     points; :meth:`rates` then how fast each kinematic joint shrinks each distance (per rad).
 
-    :meth:`gather` writes the pairs' inputs of the distance core into given buffers instead, so
-    that an owner computes them in one call with other pairs (``pairs.PairDistances``: the
+    The layout (``shapes``, ``pair_shape``, ``pair_slot``, ``moves``) also serves an owner that
+    computes these pairs in one call with other pairs (``pairs.PairDistances``: the distance
     core's cost is its ~60 numpy calls, hardly the number of pairs).
     """
 
@@ -220,7 +222,7 @@ class ObstacleDistances:
         self.fk = fk
         link_index = {name: i for i, name in enumerate(fk.link_names)}
         ns, m = len(shapes), len(shapes) * capacity
-        self.n_pairs = m
+        self.shapes, self.capacity, self.n_pairs = tuple(shapes), capacity, m
         self.shape_link = np.array([link_index[s.link] for s in shapes])
         self.pair_link = np.repeat(self.shape_link, capacity)
         self.pair_shape = np.repeat(np.arange(ns), capacity)
@@ -243,10 +245,9 @@ class ObstacleDistances:
         self.moves = fk.moves_link[:, self.pair_link].T
         self.normal_rates = NormalRates(self.moves)
 
-    def gather(self, state: KinematicState, obstacles: ObstacleSlots, p1: np.ndarray, q1: np.ndarray,
-               p2: np.ndarray, q2: np.ndarray, r2: np.ndarray) -> None:
-        """The pairs' end points ((n_pairs, 3)) and the obstacles' radii ((n_pairs, 1)) into the
-        given buffers (the shapes' radii are ``radius_m``), and ``unused`` (empty slots)."""
+    def compute(self, state: KinematicState, obstacles: ObstacleSlots) -> DistanceResult:
+        """The distances on their own (the whole body's; tests' ground truth)."""
+        p1, q1, r1, p2, q2, r2 = self._inputs
         state.link_poses.take(self.shape_link, axis=0, out=self._poses)
         np.matmul(self._poses, self._ends_local, out=self._ends)
         np.copyto(self._shape_p, self._ends[:, :3, 0])
@@ -258,11 +259,6 @@ class ObstacleDistances:
         obstacles.radius_m.take(self.pair_slot, out=r2[:, 0])
         obstacles.used.take(self.pair_slot, out=self._used)
         np.equal(self._used, 0.0, out=self.unused)
-
-    def compute(self, state: KinematicState, obstacles: ObstacleSlots) -> DistanceResult:
-        """The distances on their own (the whole body's; tests' ground truth)."""
-        p1, q1, r1, p2, q2, r2 = self._inputs
-        self.gather(state, obstacles, p1, q1, p2, q2, r2)
         result = self.workspace.compute(p1, q1, r1, p2, q2, r2)
         np.copyto(result.distance_m, np.inf, where=self.unused)
         return result

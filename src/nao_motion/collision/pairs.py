@@ -104,10 +104,11 @@ class PairDistances:
     writes into its workspace. :meth:`compute` returns the workspace's result (overwritten by
     the next call).
 
-    With `obstacles` (the arms against declared obstacles), a cycle that has obstacles computes
-    the pairs and the obstacle pairs in one call of the distance core (its cost is its numpy
-    calls, hardly the number of pairs): ``result`` and ``obstacle_result`` are then views of
-    that call's result; without obstacles only the pairs are computed, as before.
+    With `obstacles` (the layout of the arms against the declared obstacle slots), every cycle
+    computes the pairs and the obstacle pairs in one call of the distance core, from one
+    gather per shape side (its cost is its numpy calls, hardly the number of pairs; an empty
+    slot's distance is inf): ``all_result`` holds both, ``result`` (the pairs) and
+    ``obstacle_result`` are views of it. Without `obstacles` only the pairs are computed.
     """
 
     def __init__(self, fk: ForwardKinematics, pairs: CollisionPairs, obstacles: ObstacleDistances | None = None):
@@ -122,50 +123,78 @@ class PairDistances:
         ends[:, :3, 1] = [s.q_m for s in shapes]
         self._ends_local = ends
         self.radius_m = np.array([s.radius_m for s in shapes])
-        self.link_a = self.shape_link[pairs.first]
-        self.link_b = self.shape_link[pairs.second]
         n, m = len(shapes), pairs.n_pairs
+        first, second, r1, r2 = pairs.first, pairs.second, self.radius_m[pairs.first], self.radius_m[pairs.second]
+        self.obstacles = obstacles
+        capacity = 0
+        if obstacles is not None:
+            # An obstacle pair's shape A is one of the pairs' shapes; its B is a slot, held after them.
+            capacity = obstacles.capacity
+            shape_of = {s.name: i for i, s in enumerate(shapes)}
+            obstacle_shape = np.array([shape_of[s.name] for s in obstacles.shapes])[obstacles.pair_shape]
+            first = np.concatenate([first, obstacle_shape])
+            second = np.concatenate([second, n + obstacles.pair_slot])
+            r1 = np.concatenate([r1, obstacles.radius_m[:, 0]])
+            r2 = np.concatenate([r2, np.zeros(obstacles.n_pairs)])
+        self._first, self._second = first, second
+        #: Link of each pair's shape A (pairs, then obstacle pairs) and of the pairs' shape B.
+        self.link_a = self.shape_link[first]
+        self.link_b = self.shape_link[pairs.second]
+        # The gathers' source: the shapes' end points (torso frame, every cycle), then the slots'.
         self._poses = np.empty((n, 4, 4))
-        self._ends = np.empty((n, 4, 2))
+        self._ends = np.ones((n + capacity, 4, 2))
+        self._shape_ends = self._ends[:n]
+        self._slot_ends = self._ends[n:, :3, :]
         # Both shapes' end points per pair (homogeneous columns p, q), and views of them.
-        self._ends_a, self._ends_b = np.empty((m, 4, 2)), np.empty((m, 4, 2))
+        count = len(first)
+        self._ends_a, self._ends_b = np.empty((count, 4, 2)), np.empty((count, 4, 2))
         self._p1, self._q1 = self._ends_a[:, :3, 0], self._ends_a[:, :3, 1]
         self._p2, self._q2 = self._ends_b[:, :3, 0], self._ends_b[:, :3, 1]
-        self._r1 = self.radius_m[pairs.first][:, None]
-        self._r2 = self.radius_m[pairs.second][:, None]
-        self.workspace = DistanceWorkspace(m)
-        self.result = self.workspace.result
-        self.obstacles = obstacles
+        self._r1, self._r2 = r1[:, None], r2[:, None]
+        self.workspace = DistanceWorkspace(count)
+        self.all_result = self.workspace.result
+        self.result = DistanceResult(*(getattr(self.all_result, f.name)[:m] for f in fields(DistanceResult)))
         self.obstacle_result: DistanceResult | None = None
         if obstacles is not None:
-            mo = obstacles.n_pairs
-            self._combined = DistanceWorkspace(m + mo)
-            self._in_points = [np.zeros((m + mo, 3)) for _ in range(4)]
-            self._in_r1 = np.concatenate([self._r1, obstacles.radius_m])
-            self._in_r2 = np.concatenate([self._r2, np.zeros((mo, 1))])
-            combined = self._combined.result
-            self._pairs_view = DistanceResult(*(getattr(combined, f.name)[:m] for f in fields(DistanceResult)))
-            self._obstacles_view = DistanceResult(*(getattr(combined, f.name)[m:] for f in fields(DistanceResult)))
+            self.obstacle_result = DistanceResult(*(getattr(self.all_result, f.name)[m:]
+                                                    for f in fields(DistanceResult)))
+            self._slot_radius = self._r2[m:, 0]
+            self._slot_used = np.zeros(obstacles.n_pairs)
+            self._unused = np.zeros(obstacles.n_pairs, dtype=bool)
+            self._no_obstacles = ObstacleSlots(capacity)
+            self._slots_seen: bytes | None = None  # the slots the gathers' source holds
 
     def compute(self, state: KinematicState, obstacles: ObstacleSlots | None = None) -> DistanceResult:
-        """The pairs' distances (``result``), and with declared `obstacles` theirs
-        (``obstacle_result``, inf for an empty slot; None without obstacles)."""
+        """The pairs' distances (``result``), and with the layout of obstacles those to the
+        declared `obstacles` (``obstacle_result``, inf for an empty slot; all empty when None)."""
         state.link_poses.take(self.shape_link, axis=0, out=self._poses)
-        np.matmul(self._poses, self._ends_local, out=self._ends)
-        self._ends.take(self.pairs.first, axis=0, out=self._ends_a)
-        self._ends.take(self.pairs.second, axis=0, out=self._ends_b)
-        if obstacles is None or self.obstacles is None or not obstacles.used.any():
-            self.result, self.obstacle_result = self.workspace.result, None
-            return self.workspace.compute(self._p1, self._q1, self._r1, self._p2, self._q2, self._r2)
-        m = self.pairs.n_pairs
-        p1, q1, p2, q2 = self._in_points
-        for combined, own in zip(self._in_points, (self._p1, self._q1, self._p2, self._q2)):
-            np.copyto(combined[:m], own)
-        self.obstacles.gather(state, obstacles, p1[m:], q1[m:], p2[m:], q2[m:], self._in_r2[m:])
-        self._combined.compute(p1, q1, self._in_r1, p2, q2, self._in_r2)
-        np.copyto(self._obstacles_view.distance_m, np.inf, where=self.obstacles.unused)
-        self.result, self.obstacle_result = self._pairs_view, self._obstacles_view
+        np.matmul(self._poses, self._ends_local, out=self._shape_ends)
+        if self.obstacles is not None:
+            self._take_slots(obstacles if obstacles is not None else self._no_obstacles)
+        self._ends.take(self._first, axis=0, out=self._ends_a)
+        self._ends.take(self._second, axis=0, out=self._ends_b)
+        self.workspace.compute(self._p1, self._q1, self._r1, self._p2, self._q2, self._r2)
+        if self.obstacles is not None:
+            np.copyto(self.obstacle_result.distance_m, np.inf, where=self._unused)
         return self.result
+
+    def computed_with(self, obstacles: ObstacleSlots) -> bool:
+        """Whether the last :meth:`compute` had these obstacles (always, without their layout)."""
+        return self.obstacles is None or obstacles.packed.tobytes() == self._slots_seen
+
+    def _take_slots(self, obstacles: ObstacleSlots) -> None:
+        """The slots' end points and radii into the gathers' source, when they changed (they
+        are declared far less often than a cycle)."""
+        seen = obstacles.packed.tobytes()
+        if seen == self._slots_seen:
+            return
+        self._slots_seen = seen
+        capacity = obstacles.capacity
+        # packed rows [p, q, radius, used]: p and q as the columns of a (3, 2) block per slot.
+        np.copyto(self._slot_ends, obstacles.packed[:, :6].reshape(capacity, 2, 3).transpose(0, 2, 1))
+        obstacles.radius_m.take(self.obstacles.pair_slot, out=self._slot_radius)
+        obstacles.used.take(self.obstacles.pair_slot, out=self._slot_used)
+        np.equal(self._slot_used, 0.0, out=self._unused)
 
     def at(self, q: np.ndarray) -> DistanceResult:
         """Distances at configuration q (runs the FK; for checks and tests, not the cycle)."""

@@ -94,7 +94,8 @@ def _csc_order(pattern: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 
 class FixedPatternQP:
     """OSQP set up once for the patterns of A (m x n, bool) and P (n x n, bool; its upper
-    triangle is used), with a fixed preconditioning (None: none)."""
+    triangle is used), with a fixed preconditioning (None: none, and the buffers are handed to
+    OSQP as they are: five products by ones fewer per solve)."""
 
     def __init__(self, a_pattern: np.ndarray, p_pattern: np.ndarray, settings: SolverSettings,
                  preconditioning: Preconditioning | None = None):
@@ -121,8 +122,10 @@ class FixedPatternQP:
         self._a_scale = e[rows_a] * d[cols_a]
         self._q_scale = pre.cost_scale * d
         self._row_scale, self._variable_scale = e, d
-        # Scaled copies handed to OSQP.
-        self._q, self._l, self._u = np.zeros(n), np.zeros(m), np.zeros(m)
+        self._scaled = preconditioning is not None
+        # Scaled copies handed to OSQP (without preconditioning: the buffers themselves).
+        self._q, self._l, self._u = (np.zeros(n), np.zeros(m), np.zeros(m)) if self._scaled else \
+            (self.q, self.l, self.u)
         self._zero_x, self._zero_y = np.zeros(n), np.zeros(m)
         # Placeholder values keep every entry of the patterns (identity on P's diagonal).
         self._px[rows_p == cols_p] = 1.0
@@ -146,15 +149,17 @@ class FixedPatternQP:
     def update(self, matrices: bool = True) -> None:
         """Hand this cycle's values to OSQP: q, l, u, and with `matrices` P and A (a new
         factorisation)."""
-        np.multiply(self.q, self._q_scale, out=self._q)
-        np.multiply(self.l, self._row_scale, out=self._l)
-        np.multiply(self.u, self._row_scale, out=self._u)
+        if self._scaled:
+            np.multiply(self.q, self._q_scale, out=self._q)
+            np.multiply(self.l, self._row_scale, out=self._l)
+            np.multiply(self.u, self._row_scale, out=self._u)
         self._native.update_data_vec(self._q, self._l, self._u)
         if matrices:
             self.P.take(self._p_flat, out=self._px)
-            self._px *= self._p_scale
             self.A.take(self._a_flat, out=self._ax)
-            self._ax *= self._a_scale
+            if self._scaled:
+                self._px *= self._p_scale
+                self._ax *= self._a_scale
             self._native.update_data_mat(self._px, None, self._ax, None)
 
     def solve(self) -> SolveResult:
