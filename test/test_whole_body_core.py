@@ -418,6 +418,26 @@ def test_a_fast_swing_foot_reference_lets_the_swing_leg_go_faster():
     assert max(slow_swing, slow_stance) <= cfg.max_velocity_fraction + 1e-6
 
 
+def test_a_repeated_swing_reference_keeps_the_swing_legs_speed_limit():
+    """Deployed, the walk's reference for a cycle now and then comes late and the whole body
+    repeats the last one: that is no stop of the foot. The swing leg's raised limit must hold
+    through it (dropping to the base limit every such cycle made MaxStepX 0.08 fall through the
+    suite while it walked in process)."""
+    from nao_motion.wholebody.context import FRAMES, WholeBodyContext
+    from nao_motion.wholebody.swing_speed import SwingSpeedLimit
+
+    cfg = BalancerConfig()
+    ctx = WholeBodyContext(MODEL, cfg, MODEL.cycle_time_s, FloatingBaseJacobians(ForwardKinematics(MODEL), FRAMES))
+    limit = SwingSpeedLimit(MODEL, ctx)
+    step_m = 1.5 * cfg.walk_swing_speed_mps * MODEL.cycle_time_s  # 1.5 times the nominal swing's speed
+    poses = [spatial.transform(np.eye(3), (i * step_m, 0.1, 0.02)) for i in range(3)]
+    fractions = [limit.update("left", pose) for pose in (poses[0], poses[1], poses[1], poses[2])]
+    assert fractions[1] == pytest.approx(0.75)
+    assert fractions[2] == pytest.approx(fractions[1])  # the repeat keeps it
+    assert fractions[3] == pytest.approx(0.75)
+    assert limit.update(None, None) == cfg.max_velocity_fraction  # no swing: the base
+
+
 def test_swing_velocity_fraction_scales_with_the_foot_speed_within_its_bounds():
     from nao_motion.wholebody.swing_speed import swing_velocity_fraction
     assert swing_velocity_fraction(0.5, 0.75, 0.3, 1.0, 0.45, 3.4) == 0.5  # slower than nominal

@@ -73,6 +73,7 @@ class SwingSpeedLimit:
         self._base, self._maximum = cfg.max_velocity_fraction, cfg.walk_max_velocity_fraction
         self._previous: tuple[str, np.ndarray] | None = None  # (swing foot, its last reference)
         self.fraction = self._base  # the swing leg's, this cycle
+        self._last_fraction = self._base
 
     def update(self, swing_foot: str | None, target_world: np.ndarray | None) -> float:
         """The limits for this cycle: the base everywhere, the swing leg's (``swing_foot``, its
@@ -85,12 +86,18 @@ class SwingSpeedLimit:
             self._previous = None
             return self.fraction
         if previous is not None and previous[0] == swing_foot:
-            linear_mps, rate_radps = reference_speeds(previous[1], target_world, ctx.dt_s)
-            self.fraction = swing_velocity_fraction(self._base, self._maximum, linear_mps, rate_radps,
-                                                    cfg.walk_swing_speed_mps, cfg.walk_swing_rate_radps)
+            if np.array_equal(previous[1], target_world):
+                # The same reference again: the walk's came late and the queue repeated the last
+                # (deployed, a cycle now and then). The foot did not stop: keep its limit.
+                self.fraction = self._last_fraction
+            else:
+                linear_mps, rate_radps = reference_speeds(previous[1], target_world, ctx.dt_s)
+                self.fraction = swing_velocity_fraction(self._base, self._maximum, linear_mps, rate_radps,
+                                                        cfg.walk_swing_speed_mps, cfg.walk_swing_rate_radps)
             cols = self._columns[swing_foot]
             ctx.vmax_motor[cols] = np.maximum(ctx.vmax_motor[cols], self.fraction * self._no_load[swing_foot])
             np.copyto(previous[1], target_world)
         else:
             self._previous = (swing_foot, np.array(target_world, dtype=float))
+        self._last_fraction = self.fraction
         return self.fraction
