@@ -9,10 +9,11 @@ circle). Each iteration is one QP of the motion cycle's layer (``nao_motion.qp``
 
 with d_i, the closest points and the normals from the distance core (``collision.distance``,
 links as capsules of radius 0), g_i = n_i . J(point) from ``obstacles.NormalRates`` and the rows
-from ``qp.clearance.ClearanceConstraint``: the rows the NAO's arms and whole body use against
-declared obstacles. Where a row binds, the QP's solution slides along it (the task's null space
-turns the arm away from the circle, seed 002's point) and the end point keeps approaching the
-target; without the rows (``avoid=False``) the arm goes straight through the circle.
+from ``qp.clearance.ClearanceConstraint``: the rows the NAO's whole body uses against declared
+obstacles (the collision filter's arm rows against them have the same form). Where a row
+binds, the QP's solution slides along it (the task's null space turns the arm away from the
+circle, seed 002's point) and the end point keeps approaching the target; without the rows
+(``avoid=False``) the arm goes straight through the circle.
 """
 
 from __future__ import annotations

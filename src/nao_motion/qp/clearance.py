@@ -74,7 +74,6 @@ class ClearanceConstraint(Constraint):
         self._reach = np.zeros(k)
         self._near = np.zeros(k, dtype=bool)
         self._abs = np.zeros((k, n))
-        self._ax = np.zeros(k)
 
     def prepare(self) -> None:
         self.off()
@@ -113,19 +112,3 @@ class ClearanceConstraint(Constraint):
     def relax(self) -> None:
         """No recovery push: a pair closer than the margin may stay as close as it is."""
         np.maximum(self.upper, 0.0, out=self.upper)
-
-    def violation(self, x: np.ndarray) -> float:
-        """The largest excess of A x over the upper bounds (<= 0: every row holds)."""
-        if not self.active.any():
-            return -np.inf
-        np.matmul(self.A, x, out=self._ax)
-        self._ax -= self.upper
-        return float(self._ax.max())
-
-    def binding(self, x: np.ndarray, tolerance: float) -> int:
-        """Active rows within `tolerance` of their bound at x."""
-        if not self.active.any():
-            return 0
-        np.matmul(self.A, x, out=self._ax)
-        self._ax -= self.upper
-        return int(np.count_nonzero((self._ax >= -tolerance) & self.active))
