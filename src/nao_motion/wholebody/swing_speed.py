@@ -70,8 +70,10 @@ class SwingSpeedLimit:
         self._columns = {foot: columns([f"{side}{j}" for j in LEG_JOINTS] + ["LHipYawPitch", "RHipYawPitch"])
                          for foot, side in SIDE.items()}
         self._no_load = {foot: no_load[cols] for foot, cols in self._columns.items()}
+        self._leg_vmax = {foot: np.empty(len(cols)) for foot, cols in self._columns.items()}
         self._base, self._maximum = cfg.max_velocity_fraction, cfg.walk_max_velocity_fraction
-        self._previous: tuple[str, np.ndarray] | None = None  # (swing foot, its last reference)
+        self._previous_foot: str | None = None  # the swing foot of the last cycle, and its reference
+        self._previous_world = np.eye(4)
         self.fraction = self._base  # the swing leg's, this cycle
         self._last_fraction = self._base
 
@@ -81,23 +83,24 @@ class SwingSpeedLimit:
         the last cycle. Returns the swing leg's fraction."""
         ctx, cfg = self.ctx, self.ctx.config
         np.copyto(ctx.vmax_motor, self.base_vmax_motor)
-        previous, self.fraction = self._previous, self._base
+        self.fraction = self._base
         if swing_foot is None or target_world is None:
-            self._previous = None
+            self._previous_foot = None
             return self.fraction
-        if previous is not None and previous[0] == swing_foot:
-            if np.array_equal(previous[1], target_world):
+        if self._previous_foot == swing_foot:
+            if np.array_equal(self._previous_world, target_world):
                 # The same reference again: the walk's came late and the queue repeated the last
                 # (deployed, a cycle now and then). The foot did not stop: keep its limit.
                 self.fraction = self._last_fraction
             else:
-                linear_mps, rate_radps = reference_speeds(previous[1], target_world, ctx.dt_s)
+                linear_mps, rate_radps = reference_speeds(self._previous_world, target_world, ctx.dt_s)
                 self.fraction = swing_velocity_fraction(self._base, self._maximum, linear_mps, rate_radps,
                                                         cfg.walk_swing_speed_mps, cfg.walk_swing_rate_radps)
-            cols = self._columns[swing_foot]
-            ctx.vmax_motor[cols] = np.maximum(ctx.vmax_motor[cols], self.fraction * self._no_load[swing_foot])
-            np.copyto(previous[1], target_world)
-        else:
-            self._previous = (swing_foot, np.array(target_world, dtype=float))
+            # (the fraction is never below the base: the leg's limit only grows)
+            leg_vmax = self._leg_vmax[swing_foot]
+            np.multiply(self._no_load[swing_foot], self.fraction, out=leg_vmax)
+            ctx.vmax_motor[self._columns[swing_foot]] = leg_vmax
+        self._previous_foot = swing_foot
+        np.copyto(self._previous_world, target_world)
         self._last_fraction = self.fraction
         return self.fraction
