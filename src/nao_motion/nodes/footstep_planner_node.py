@@ -211,10 +211,9 @@ class FootstepPlannerNode(Node):
     def _goal_in_odom(self, msg: PoseStamped) -> Pose2D:
         p, o = msg.pose.position, msg.pose.orientation
         values = (p.x, p.y, p.z, o.x, o.y, o.z, o.w)
-        refusal = pose_refusal(values)
-        if refusal is not None:
-            raise ValueError(refusal)
         pose = pose_matrix_of(values)
+        if pose is None:
+            raise ValueError(pose_refusal(values))
         frame = msg.header.frame_id.lstrip("/")
         if frame not in ("", ODOM_FRAME):
             try:

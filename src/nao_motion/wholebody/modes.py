@@ -20,13 +20,13 @@ BALANCE_NOT_ACTIVATED = "balance constraint not activated"
 FEET = ("left", "right")
 SUPPORT_LEGS = ("Legs", "LLeg", "RLeg")
 EFFECTORS = ("Head", "LArm", "RArm")
+SUPPORT_FEET = {"Legs": ("left", "right"), "LLeg": ("left",), "RLeg": ("right",)}
 
 # Effector targets the QP is given at all: an unreachable one is leant towards (the QP's
 # compromise), but one a metre away from a 0.57 m robot, or an orientation beyond a half turn,
 # only drives the solver to its iteration limit.
 MAX_ARM_TARGET_M = 1.0
 MAX_HEAD_TARGET_RAD = np.pi
-SUPPORT_FEET = {"Legs": ("left", "right"), "LLeg": ("left",), "RLeg": ("right",)}
 
 
 class FootState(str, Enum):
