@@ -561,6 +561,7 @@ class CollisionAvoidance:
         # An inactive obstacle row (an empty slot's among them) is handed over as zeros.
         np.multiply(self._a_obstacles, self._active_obstacles, out=self._a_obstacles)
         self._solver.update()
+        self._solver.restart_from_solution()  # those rows' z would decay into subnormal numbers
         result = self._solver.solve()
         iterations = int(result.info.iter)
         if self._accept(result):
