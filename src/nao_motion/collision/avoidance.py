@@ -298,9 +298,12 @@ class CollisionAvoidance:
         pattern[m: m + nv] = np.eye(nv, dtype=bool)
         pattern[m + nv:, self._head_cols] = True
         # OSQP's equilibration: the weights change a thousandfold from cycle to cycle (pinned or
-        # adjustable joints), which no fixed preconditioning follows.
+        # adjustable joints), which no fixed preconditioning follows. Recomputed at every matrix
+        # update: five passes take 11 us where ten take 18, for the same iterations and accuracy
+        # (the random workload's QPs replayed: median 35 / 45, p99 155 / 169 iterations without /
+        # with 5 obstacles, either way).
         settings = SolverSettings(eps_abs=config.eps_abs, eps_rel=config.eps_rel, max_iter=config.max_iter,
-                                  scaling=10)
+                                  scaling=5)
         self._solver = FixedPatternQP(pattern, np.eye(nv, dtype=bool), settings)
         self._solver.A[m: m + nv] = np.eye(nv)
 
