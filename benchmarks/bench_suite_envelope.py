@@ -16,6 +16,7 @@ sway cancels), falls (the simulator's count), the worst tilt, the missed cycles 
 Figures only, nothing asserted (issue 15: the envelope must hold through the suite).
 
     python benchmarks/bench_suite_envelope.py [--nao-version V6] [--walk-s 10] [--load] [--max-only]
+                                               [--corners turning ...] [--repeat N]
 """
 
 from __future__ import annotations
@@ -117,6 +118,9 @@ def main() -> int:
     parser.add_argument("--window-s", type=float, default=5.0, help="the last seconds the true velocity is taken over")
     parser.add_argument("--load", action="store_true", help="one core kept busy")
     parser.add_argument("--max-only", action="store_true", help="only NAOqi's maximum gait")
+    parser.add_argument("--corners", nargs="+", choices=[c for c, _ in CORNERS], metavar="CORNER",
+                        help="only these corners (forward, backward, 'lateral left', turning, combined)")
+    parser.add_argument("--repeat", type=int, default=1, help="walk each corner this many times")
     args = parser.parse_args()
 
     import rclpy
@@ -146,8 +150,8 @@ def main() -> int:
         motion = ALMotion(args.nao_version)
         reset = motion.node.create_client(Trigger, "reset")
         for corner, command in CORNERS:
-            for gait, config in GAITS:
-                if args.max_only and gait != "max":
+            for gait, config in GAITS * args.repeat:
+                if (args.max_only and gait != "max") or (args.corners and corner not in args.corners):
                     continue
                 want, cycle_s = nominal(command, config)
                 r = run_corner(motion, monitor, reset, command, config, args.walk_s, args.window_s)
