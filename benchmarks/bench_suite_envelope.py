@@ -82,9 +82,10 @@ def simulator_missed(monitor) -> tuple[int, int]:
 
 
 def run_corner(motion, monitor, reset, command, config, walk_s: float, window_s: float) -> dict:
+    """One corner; `reset` None: from where the last one left the robot (no teleport)."""
     from std_srvs.srv import Trigger
 
-    if not motion.call_service(reset, Trigger.Request(), "simulator").success:
+    if reset is not None and not motion.call_service(reset, Trigger.Request(), "simulator").success:
         raise RuntimeError("the simulator refused its reset")
     monitor.spin_for(SETTLE_AFTER_RESET_S)
     try:
@@ -120,6 +121,8 @@ def main() -> int:
     parser.add_argument("--max-only", action="store_true", help="only NAOqi's maximum gait")
     parser.add_argument("--corners", nargs="+", choices=[c for c, _ in CORNERS], metavar="CORNER",
                         help="only these corners (forward, backward, 'lateral left', turning, combined)")
+    parser.add_argument("--no-reset", action="store_true",
+                        help="walk each corner from where the last one ended (the simulator not reset)")
     parser.add_argument("--repeat", type=int, default=1, help="walk each corner this many times")
     args = parser.parse_args()
 
@@ -148,7 +151,7 @@ def main() -> int:
         if not monitor.spin_for(60.0, until=lambda: monitor.joint_commands is not None):
             raise RuntimeError(f"no joint_commands within 60 s; see {logs}")
         motion = ALMotion(args.nao_version)
-        reset = motion.node.create_client(Trigger, "reset")
+        reset = None if args.no_reset else motion.node.create_client(Trigger, "reset")
         for corner, command in CORNERS:
             for gait, config in GAITS * args.repeat:
                 if (args.max_only and gait != "max") or (args.corners and corner not in args.corners):
