@@ -239,6 +239,7 @@ class CollisionAvoidance:
         self._coupled_rhs = np.zeros(nc)
         self._coupled_used = np.zeros(nc, dtype=bool)
         self._head_inputs: tuple | None = None  # what the head rows in A and u were built from
+        self._head_segments: tuple | None = None  # the table segments of the head rows in A
         # The QP's rows (views of its buffers): pairs then obstacle pairs, the step box, the
         # head's coupled range.
         qp = self._solver
@@ -550,11 +551,13 @@ class CollisionAvoidance:
         if inputs == self._head_inputs:
             return
         self._head_inputs = inputs
-        self._coupled.fill(*inputs[:4], self._coupled_coef, self._coupled_rhs, self._coupled_used)
+        segments = self._coupled.fill(*inputs[:4], self._coupled_coef, self._coupled_rhs, self._coupled_used)
         # Shrunk by the acceptance tolerance: a solution within tolerance of these rows is inside
         # the true range (pitch moves at most that much inward to get there, well within a step).
         np.subtract(self._coupled_rhs, tolerance, out=self._coupled_rhs)
-        self._a_head[:, self._head_cols] = self._coupled_coef
+        if segments != self._head_segments:  # the same segments: the same coefficients in A
+            self._head_segments = segments
+            self._a_head[:, self._head_cols] = self._coupled_coef
         self._u_head.fill(INFINITY)
         if self._stiff[self._pitch]:
             np.copyto(self._u_head, self._coupled_rhs, where=self._coupled_used)
