@@ -101,8 +101,8 @@ class PairDistances:
 
     Shape end points are moved from their link frames into the torso frame with one batched
     product; both shapes' end points of every pair are gathered into the distance core's
-    workspace with one ``take(..., out=)``, and the core then writes into it. :meth:`compute` returns the workspace's result (overwritten by
-    the next call).
+    workspace with one ``take(..., out=)``, and the core then writes into it. :meth:`compute`
+    returns the workspace's result (overwritten by the next call).
 
     With `obstacles` (the layout of the arms against the declared obstacle slots), every cycle
     computes the pairs and the obstacle pairs in one call of the distance core, from one
