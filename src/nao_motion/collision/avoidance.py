@@ -494,7 +494,7 @@ class CollisionAvoidance:
         normal = geometry.all_result.normal
         children = self._children
         state.link_poses.take(self._moving_links, axis=0, out=children)
-        np.einsum("nij,nj->ni", children[:, :3, :3], self._axes_local, out=self._axes)
+        np.vecdot(children[:, :3, :3], self._axes_local[:, None, :], out=self._axes)  # R a per joint
         np.multiply(self._axes[:, :, None], children[:, None, :3, 3], out=self._outer_joints)
         np.matmul(self._outer_joints.reshape(nk, 9), CROSS_OF_OUTER, out=self._c)
         np.multiply(geometry.all_result.point_a[:, :, None], normal[:, None, :], out=self._outer_pairs)

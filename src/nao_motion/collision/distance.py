@@ -214,8 +214,6 @@ class DistanceWorkspace:
         self._deg2 = np.empty(n, bool)
         self._mask = np.empty(n, bool)
         self._mask_col = self._mask[:, None]
-        # Vector scratch.
-        self._vec = np.empty((n, 3), f8)
         # Results: s and t stacked (2, n), the axis points and the surface points (2, n, 3) (one
         # call of the core or an owner treats both shapes).
         self._st = np.empty((2, n), f8)
@@ -387,8 +385,7 @@ def _compute(ws: DistanceWorkspace, eps_len2: float, eps_parallel: float, eps_no
     np.add(axis, ws._p12, out=axis)
     np.subtract(axis[1], axis[0], out=normal)
     dist = res.distance_m
-    np.multiply(normal, normal, out=ws._vec)
-    np.add.reduce(ws._vec, axis=1, out=dist)
+    np.vecdot(normal, normal, out=dist)
     np.sqrt(dist, out=dist)
     fallback = res.normal_fallback
     np.less_equal(dist, eps_normal, out=fallback)
