@@ -198,12 +198,15 @@ class CollisionAvoidance:
         self._fix_model = self._motor_model[self.n_var:]
         self._fold = fold = motor_fold([kin_names[j] for j in moving_kin], motors)
         # masks[0 / 1][i, k]: kinematic column k moves row i's shape A / B (an obstacle: none).
+        # No joint moves both (the branches from the torso are disjoint), so a row's kinematic
+        # column is +1, -1 or 0 times one rate (see _pair_rows).
         moves = fk.moves_link[self._moving_kin].T.astype(float)  # (links, kinematic columns)
-        self._masks = np.zeros((2, self.n_rows, len(moving_kin)))
-        self._masks[0] = moves[self._current.link_a]
-        self._masks[1, : self.pairs.n_pairs] = moves[self._current.link_b]
+        masks = np.zeros((2, self.n_rows, len(moving_kin)))
+        masks[0] = moves[self._current.link_a]
+        masks[1, : self.pairs.n_pairs] = moves[self._current.link_b]
+        self._mask_diff = masks[0] - masks[1]
         # Sparsity of the pair rows over the variables, fixed for the life of the filter.
-        self._pattern = (self._masks.sum(axis=0) @ fold[:, : self.n_var]) > 0
+        self._pattern = (masks.sum(axis=0) @ fold[:, : self.n_var]) > 0
         self._chain_of_var = np.array([model.joint(n).chain for n in self.variable_names])
         self._step_max = model.max_velocity * self.dt_s
         self._neg_step_max = -self._step_max
@@ -220,14 +223,12 @@ class CollisionAvoidance:
         nc = CoupledLimitRows.n_rows
         self._children = np.empty((nk, 4, 4))
         self._axes_local = self.fk.axes_local[self._moving_kin]
-        # Cross products as outer products times CROSS_OF_OUTER: a_j x o_j, point_a / point_b x n.
+        # Cross products as outer products times CROSS_OF_OUTER: a_j x o_j, point_a x n.
         self._axes = np.empty((nk, 3))
         self._outer_joints = np.empty((nk, 3, 3))
-        self._outer_pairs = np.empty((2, m, 3, 3))
+        self._outer_pairs = np.empty((m, 3, 3))
         self._c = np.empty((nk, 3))  # a_j x o_j
-        self._x_ab = np.empty((2 * m, 3))  # point_a x n, then point_b x n
-        self._t_ab = np.empty((2 * m, nk))
-        self._t_ab3 = self._t_ab.reshape(2, m, nk)
+        self._x_n = np.empty((m, 3))  # point_a x n (= point_b x n)
         self._nc = np.empty((m, nk))
         self._g_kin = np.empty((m, nk))
         self._abs_g = np.empty((m, nm))
@@ -238,6 +239,7 @@ class CollisionAvoidance:
         self._coupled_rhs = np.zeros(nc)
         self._coupled_used = np.zeros(nc, dtype=bool)
         self._head_inputs: tuple | None = None  # what the head rows in A and u were built from
+        self._head_segments: tuple | None = None  # the table segments of the head rows in A
         # The QP's rows (views of its buffers): pairs then obstacle pairs, the step box, the
         # head's coupled range.
         qp = self._solver
@@ -259,7 +261,6 @@ class CollisionAvoidance:
         self._rhs = np.empty(m)
         self._tmp_m = np.empty(m)
         self._row_scale = np.empty(m)
-        self._g_sq = np.empty((m, nv))
         self._row_scale_col = self._row_scale[:, None]
         self._active = np.zeros(m, dtype=bool)
         self._active_pairs = self._active[:mp]
@@ -486,21 +487,22 @@ class CollisionAvoidance:
 
         A revolute joint j (unit axis a_j through o_j) moves a point p at a_j x (p - o_j) per
         radian, so n . v = a_j . (p x n) - n . (a_j x o_j): cross products, then matrix products.
+        Both closest points lie on one line along n (point_b = point_a + d n), so point_a x n =
+        point_b x n and a row is that one rate times +1 (shape A's joints), -1 (B's) or 0.
         """
         nk, m = len(self._moving_kin), self.n_rows
         normal = geometry.all_result.normal
         children = self._children
         state.link_poses.take(self._moving_links, axis=0, out=children)
-        np.einsum("nij,nj->ni", children[:, :3, :3], self._axes_local, out=self._axes)
+        np.vecdot(children[:, :3, :3], self._axes_local[:, None, :], out=self._axes)  # R a per joint
         np.multiply(self._axes[:, :, None], children[:, None, :3, 3], out=self._outer_joints)
         np.matmul(self._outer_joints.reshape(nk, 9), CROSS_OF_OUTER, out=self._c)
-        np.multiply(geometry.workspace.points[:, :, :, None], normal[None, :, None, :], out=self._outer_pairs)
-        np.matmul(self._outer_pairs.reshape(2 * m, 9), CROSS_OF_OUTER, out=self._x_ab)
+        np.multiply(geometry.all_result.point_a[:, :, None], normal[:, None, :], out=self._outer_pairs)
+        np.matmul(self._outer_pairs.reshape(m, 9), CROSS_OF_OUTER, out=self._x_n)
         np.matmul(normal, self._c.T, out=self._nc)
-        np.matmul(self._x_ab, self._axes.T, out=self._t_ab)
-        np.subtract(self._t_ab3, self._nc, out=self._t_ab3)
-        np.multiply(self._t_ab3, self._masks, out=self._t_ab3)
-        np.subtract(self._t_ab3[0], self._t_ab3[1], out=self._g_kin)
+        np.matmul(self._x_n, self._axes.T, out=self._g_kin)
+        np.subtract(self._g_kin, self._nc, out=self._g_kin)
+        np.multiply(self._g_kin, self._mask_diff, out=self._g_kin)
         np.matmul(self._g_kin, self._fold, out=self._g)
 
     def _set_rows(self, dist: DistanceResult) -> None:
@@ -528,8 +530,7 @@ class CollisionAvoidance:
         active &= self._actionable
         # Pair rows to unit norm over the variables (rad), into the QP's A: their coefficients,
         # m per rad, span two decades with the lever arm, and OSQP's scaling is fixed at set-up.
-        np.multiply(self._g_var, self._g_var, out=self._g_sq)
-        np.add.reduce(self._g_sq, axis=1, out=self._row_scale)
+        np.vecdot(self._g_var, self._g_var, out=self._row_scale)  # one call: 3 us where a product and a sum take 10
         np.sqrt(self._row_scale, out=self._row_scale)
         np.maximum(self._row_scale, 1e-9, out=self._row_scale)
         np.divide(1.0, self._row_scale, out=self._row_scale)
@@ -548,11 +549,13 @@ class CollisionAvoidance:
         if inputs == self._head_inputs:
             return
         self._head_inputs = inputs
-        self._coupled.fill(*inputs[:4], self._coupled_coef, self._coupled_rhs, self._coupled_used)
+        segments = self._coupled.fill(*inputs[:4], self._coupled_coef, self._coupled_rhs, self._coupled_used)
         # Shrunk by the acceptance tolerance: a solution within tolerance of these rows is inside
         # the true range (pitch moves at most that much inward to get there, well within a step).
         np.subtract(self._coupled_rhs, tolerance, out=self._coupled_rhs)
-        self._a_head[:, self._head_cols] = self._coupled_coef
+        if segments != self._head_segments:  # the same segments: the same coefficients in A
+            self._head_segments = segments
+            self._a_head[:, self._head_cols] = self._coupled_coef
         self._u_head.fill(INFINITY)
         if self._stiff[self._pitch]:
             np.copyto(self._u_head, self._coupled_rhs, where=self._coupled_used)
