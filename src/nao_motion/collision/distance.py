@@ -78,11 +78,16 @@ machine (benchmarks/bench_collision_distance.py).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
-# np.clip's ufunc: one call where np.clip's wrapper costs several microseconds.
-_clip = np._core.umath.clip
+# np.clip's ufunc: one call where np.clip's wrapper costs several microseconds. Its module is
+# numpy._core from numpy 2, numpy.core in 1.26 (Ubuntu 24.04's, under a sourced distribution).
+_clip = (np._core if hasattr(np, "_core") else np.core).umath.clip
+# The dot product of the last axes, broadcast over the others (rows, stacks): numpy 2's vecdot, one
+# call where a product and a sum take three times as long; einsum on numpy 1.26.
+rowwise_dot = np.vecdot if hasattr(np, "vecdot") else partial(np.einsum, "...i,...i->...")
 
 __all__ = [
     "DEFAULT_NORMAL",
@@ -93,6 +98,7 @@ __all__ = [
     "DistanceWorkspace",
     "all_set",
     "any_set",
+    "rowwise_dot",
     "capsule_capsule_distance",
     "segment_segment_distance",
     "sphere_capsule_distance",
@@ -385,7 +391,7 @@ def _compute(ws: DistanceWorkspace, eps_len2: float, eps_parallel: float, eps_no
     np.add(axis, ws._p12, out=axis)
     np.subtract(axis[1], axis[0], out=normal)
     dist = res.distance_m
-    np.vecdot(normal, normal, out=dist)
+    rowwise_dot(normal, normal, out=dist)
     np.sqrt(dist, out=dist)
     fallback = res.normal_fallback
     np.less_equal(dist, eps_normal, out=fallback)
