@@ -23,25 +23,19 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
-import random
-import subprocess
 import sys
-import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
 
+from bench_suite import running_suite
 from bench_walk_envelope import CORNERS, GAITS, percent_of_nominal, se2_log_twist
 from nao_motion.almotion.errors import ALMotionError
 from nao_motion.bringup import Suite
 from nao_motion.footsteps import Pose2D
 from nao_motion.footsteps.planner import FootstepPlanner
-from nao_motion.processes import local_ros_env
 from nao_motion.spatial import rotation_from_quaternion_xyzw, yaw_of
 
-LOAD_PROGRAM = "while True: pass"
 SAMPLE_PERIOD_S = 0.05  # wall time between ground-truth samples (the poses carry sim stamps)
 SETTLE_AFTER_RESET_S = 4.0
 STOPPING_S = 3.0  # after stopMove: the last steps and the settling
@@ -126,31 +120,18 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=1, help="walk each corner this many times")
     args = parser.parse_args()
 
-    import rclpy
     from std_srvs.srv import Trigger
 
     from nao_motion.almotion import ALMotion
-    from nao_motion.ros.monitor import SuiteMonitor
 
-    env = local_ros_env(random.randint(1, 100))
-    load = subprocess.Popen([sys.executable, "-c", LOAD_PROGRAM]) if args.load else None
-    logs = Path(tempfile.mkdtemp(prefix="nao_motion_bench_suite_envelope_"))
-    suite = Suite(env, args.nao_version, 1.0, log_dir=logs).start()
-    os.environ.update({k: env[k] for k in ("ROS_DOMAIN_ID", "ROS_AUTOMATIC_DISCOVERY_RANGE")})
-    rclpy.init()
-    node = rclpy.create_node("nao_motion_bench_suite_envelope")
-    monitor = SuiteMonitor(node, tf=False)
-    motion = None
     print(f"gait envelope through the deployed suite: NAO {args.nao_version}, "
           f"{'one core busy' if args.load else 'idle machine'}, moveToward for {args.walk_s:.0f} s of sim time "
           f"per corner; true = ground-truth torso's twist over a gait cycle, mean of the last {args.window_s:.0f} s")
     header = (f"{'corner':<13} {'gait':<8} {'nominal vx, vy, wz':>19}  {'true vx, vy, wz':>19}  {'true/nominal':<22} "
               f"{'falls':>5} {'stop':>4} {'tilt':>6} {'missed':>10} {'RTF':>5}")
     print(header + "\n" + "-" * len(header), flush=True)
-    try:
-        if not monitor.spin_for(60.0, until=lambda: monitor.joint_commands is not None):
-            raise RuntimeError(f"no joint_commands within 60 s; see {logs}")
-        motion = ALMotion(args.nao_version)
+    with (running_suite(args.nao_version, Suite.composed, args.load, prefix="bench_suite_envelope") as (_, monitor, _),
+          ALMotion(args.nao_version) as motion):
         reset = None if args.no_reset else motion.node.create_client(Trigger, "reset")
         for corner, command in CORNERS:
             for gait, config in GAITS * args.repeat:
@@ -163,18 +144,8 @@ def main() -> int:
                 print(f"{corner:<13} {gait:<8} {want[0]:+.3f} {want[1]:+.3f} {want[2]:+.2f}  {true:>19}  "
                       f"{percent_of_nominal(got, want):<22} {r['falls']:>5} {r['stop_falls']:>4} {r['tilt_deg']:5.1f}d "
                       f"{r['missed']:>4}/{r['cycles']:<5} {r['rtf']:5.2f}", flush=True)
-        print("(m/s, m/s, rad/s; falls: while walking, stop: after stopMove; tilt: worst ground-truth torso tilt; missed: cycles the simulator stepped "
-              "without a new command)")
-    finally:
-        if motion is not None:
-            motion.close()
-        monitor.close()
-        node.destroy_node()
-        rclpy.try_shutdown()
-        suite.stop()
-        if load is not None:
-            load.kill()
-            load.wait()
+    print("(m/s, m/s, rad/s; falls: while walking, stop: after stopMove; tilt: worst ground-truth torso tilt; "
+          "missed: cycles the simulator stepped without a new command)")
     return 0
 
 
