@@ -34,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from nao_motion.bringup import Suite
@@ -109,15 +110,19 @@ def print_phase(result: dict, load: bool) -> None:
     print(f"{'':21s} | per node, time in its own cycles, % of one core: {cycles}", flush=True)
 
 
-def run(version: str, stand_s: float, walk_s: float, composed: bool, load: bool, lola: bool = False) -> list[dict]:
+@contextmanager
+def running_suite(version: str, composed: bool, load: bool, lola: bool = False, prefix: str = "bench_suite"):
+    """The simulator and the suite started as the demo starts them, in a domain of their own, with
+    this process's rclpy in it; yields (suite, monitor, log directory) once joint_commands flow;
+    ``load``: one core kept busy meanwhile. Stops everything it started, and restores the
+    environment."""
     import rclpy
 
-    from nao_motion.almotion import ALMotion
     from nao_motion.ros.monitor import SuiteMonitor
 
     env = local_ros_env(random.randint(1, 100))
     load_process = subprocess.Popen([sys.executable, "-c", LOAD_PROGRAM]) if load else None
-    logs = Path(tempfile.mkdtemp(prefix="nao_motion_bench_suite_"))
+    logs = Path(tempfile.mkdtemp(prefix=f"nao_motion_{prefix}_"))
     suite = Suite(env, version, 1.0, log_dir=logs, composed=composed, simulate=not lola, lola_adapter=lola).start()
     if lola:  # the robot: the simulated V6 behind nao_lola's topics, on wall time like the bringup
         suite.add(SIMULATOR, {"interface": "nao_lola"})
@@ -125,24 +130,13 @@ def run(version: str, stand_s: float, walk_s: float, composed: bool, load: bool,
     saved = {k: os.environ.get(k) for k in ("ROS_DOMAIN_ID", "ROS_AUTOMATIC_DISCOVERY_RANGE")}
     os.environ.update({k: env[k] for k in saved})
     rclpy.init()
-    node = rclpy.create_node("nao_motion_bench_suite")
+    node = rclpy.create_node(f"nao_motion_{prefix}")
     monitor = SuiteMonitor(node, tf=False)
-    motion = None
-    results = []
     try:
         if not monitor.spin_for(60.0, until=lambda: monitor.joint_commands is not None):
             raise RuntimeError(f"no joint_commands within 60 s; see {logs}")
-        results.append(measure_phase("standing", suite, monitor, stand_s))
-        print_phase(results[-1], load)
-        motion = ALMotion(version)
-        motion.moveInit()
-        motion.moveToward(1.0, 0.0, 0.0)
-        results.append(measure_phase("walking", suite, monitor, walk_s))
-        print_phase(results[-1], load)
-        motion.stopMove()
+        yield suite, monitor, logs
     finally:
-        if motion is not None:
-            motion.close()
         monitor.close()
         node.destroy_node()
         rclpy.try_shutdown()
@@ -155,6 +149,21 @@ def run(version: str, stand_s: float, walk_s: float, composed: bool, load: bool,
         if load_process is not None:
             load_process.kill()
             load_process.wait()
+
+
+def run(version: str, stand_s: float, walk_s: float, composed: bool, load: bool, lola: bool = False) -> list[dict]:
+    from nao_motion.almotion import ALMotion
+
+    results = []
+    with running_suite(version, composed, load, lola) as (suite, monitor, _):
+        results.append(measure_phase("standing", suite, monitor, stand_s))
+        print_phase(results[-1], load)
+        with ALMotion(version) as motion:
+            motion.moveInit()
+            motion.moveToward(1.0, 0.0, 0.0)
+            results.append(measure_phase("walking", suite, monitor, walk_s))
+            print_phase(results[-1], load)
+            motion.stopMove()
     return results
 
 

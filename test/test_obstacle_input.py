@@ -87,3 +87,18 @@ def test_a_scripts_obstacle_lifetime_counts_on_the_suites_clock_even_a_simulated
     finally:
         suite.close()
         rclpy.shutdown()
+
+
+@pytest.mark.parametrize("axis", [(0.0, 0.0, 1.0), (0.0, 0.0, -1.0), (0.3, -0.5, 0.2), (1.0, 0.0, 0.0)])
+def test_the_display_marker_of_an_obstacle_declares_the_same_obstacle(axis):
+    """What obstacles/current shows is the shape taken: its marker, declared again, is that shape."""
+    from nao_motion.collision.obstacles import Obstacle
+    from nao_motion.ros.obstacle_input import marker_of
+
+    centre, axis = np.array([0.2, 0.1, -0.1]), 0.1 * np.asarray(axis) / np.linalg.norm(axis)
+    for p, q in ((centre - axis, centre + axis), (centre, centre)):
+        taken = Obstacle(("test", 4), "l_sole", tuple(p), tuple(q), 0.03)
+        again = obstacle_from_marker(marker_of(taken), now_s=1.0)
+        assert again.key == taken.key and again.frame_id == "l_sole" and again.radius_m == pytest.approx(0.03)
+        np.testing.assert_allclose(again.p_m, p, atol=1e-12)
+        np.testing.assert_allclose(again.q_m, q, atol=1e-12)

@@ -17,6 +17,7 @@ import pytest
 rclpy = pytest.importorskip("rclpy")
 pytest.importorskip("mujoco")
 
+from closest_feasible import closest_feasible_gap_m  # noqa: E402
 from conftest import LOCKSTEP, NodeGroup  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from visualization_msgs.msg import MarkerArray  # noqa: E402
@@ -24,7 +25,7 @@ from visualization_msgs.msg import MarkerArray  # noqa: E402
 from nao_motion.body_shapes import body_capsules  # noqa: E402
 from nao_motion.collision.distance import capsule_capsule_distance  # noqa: E402
 from nao_motion.joint_input import parse_joint_values  # noqa: E402
-from nao_motion.kinematics import FRAME_ROBOT, ForwardKinematics  # noqa: E402
+from nao_motion.kinematics import FRAME_ROBOT, FRAME_TORSO, ForwardKinematics  # noqa: E402
 from nao_motion.model import NaoModel  # noqa: E402
 from nao_motion.ros.obstacle_input import OBSTACLE_QOS, OBSTACLES_TOPIC  # noqa: E402
 from nao_motion.ros.qos import CYCLE_QOS  # noqa: E402
@@ -159,12 +160,19 @@ def test_obstacles_stop_an_arm_at_the_margin_let_it_by_beside_and_bound_effector
         return (FK.pose(FK.compute(q), "l_sole") @ np.append(centre_sole, 1.0))[:3]
 
     distances = [arm_to_sphere_m(q, in_torso(q)) for q in reach]
-    gap = np.linalg.norm(FK.position_in_space(FK.compute(reach[-1]), "LArm", FRAME_ROBOT)[:3] - target)
+    # The closest feasible point at the measured end pose (closest_feasible: no pose of the arm,
+    # the rest of the body where it ended, brings the hand closer while keeping the margin).
+    end = reach[-1]
+    end_state = FK.compute(end)
+    target_torso = (FK.ground_frame(end_state) @ np.append(target, 1.0))[:3]  # the feet stay: FRAME_ROBOT too
+    gap = np.linalg.norm(FK.position_in_space(end_state, "LArm", FRAME_TORSO)[:3] - target_torso)
+    best = closest_feasible_gap_m(FK, end, target_torso, in_torso(end), RADIUS_M, MARGIN_M)
     print(f"effector: min {min(distances) * 1e3:.2f} mm, final {distances[-1] * 1e3:.2f} mm, "
-          f"hand {gap * 1e3:.1f} mm from the target")
+          f"hand {gap * 1e3:.1f} mm from the target, closest feasible {best * 1e3:.1f} mm")
     motion.wbEnableEffectorControl("LArm", False)
     motion.wbEnable(False)
     motion.removeAllObstacles()
     assert min(distances) > 0.0
     assert distances[-1] < MARGIN_M + 0.004
-    assert 0.02 < gap < 0.09
+    assert best > 0.03  # the target is well behind the sphere
+    assert gap < best + 0.01  # the servos' lag keeps the measured arm a little off the margin

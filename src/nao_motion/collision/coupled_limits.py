@@ -53,13 +53,37 @@ class CoupledLimitRows:
         spacing = float(np.min(np.diff(x)))
         if spacing <= max_step_rad:
             raise ValueError(f"table breakpoints {spacing:.3f} rad apart, closer than one step {max_step_rad:.3f} rad")
+        # Coefficients and used rows depend only on which segments' lines are rows (a handful of
+        # choices): prepared for each, keyed by the rows' segments, so that a cycle copies them.
+        self._blocks: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = {}
+        segments = len(x) - 1
+        for k in range(segments):
+            choices = [(k, *extra) for extra in ((), (k - 1,), (k + 1,), (k - 1, k + 1))
+                       if all(0 <= seg < segments for seg in extra)]
+            for upper in choices:
+                for lower in choices:
+                    self._prepare_block((upper, lower))
+
+    def _prepare_block(self, rows_per_bound: tuple[tuple[int, ...], tuple[int, ...]]) -> None:
+        """Coefficients [c_y, c_x] and used mask of the rows on these segments (per bound; an
+        unused row repeats the first), keyed as :meth:`fill` returns them."""
+        coefficients, used = np.zeros((self.n_rows, 2)), np.zeros(self.n_rows, dtype=bool)
+        key = []
+        for b, ((sign, _, slopes), rows) in enumerate(zip(self._bounds, rows_per_bound)):
+            for r in range(ROWS_PER_BOUND):
+                seg = rows[r] if r < len(rows) else rows[0]
+                coefficients[b * ROWS_PER_BOUND + r] = (sign, -slopes[seg])
+                used[b * ROWS_PER_BOUND + r] = r < len(rows)
+                key.append(seg if r < len(rows) else -1)
+        self._blocks[tuple(key)] = (coefficients, used)
 
     def fill(self, x: float, y: float, step_lo: float, step_hi: float,
-             coefficients: np.ndarray, rhs: np.ndarray, used: np.ndarray) -> None:
-        """Write (n_rows, 2) coefficients [c_y, c_x], right-hand sides and the used-row mask."""
+             coefficients: np.ndarray, rhs: np.ndarray, used: np.ndarray) -> tuple[int, ...]:
+        """Write (n_rows, 2) coefficients [c_y, c_x], right-hand sides and the used-row mask.
+        Returns the rows' segments (-1: unused): equal keys, equal coefficients and mask."""
         x, y, xs = float(x), float(y), self._x
         k = min(max(bisect.bisect_right(xs, x) - 1, 0), len(xs) - 2)
-        rows_coefficients, rows_rhs, rows_used = [], [], []
+        key, rows_rhs = [], []
         for sign, f, slopes in self._bounds:
             rows = [k]
             if k > 0 and xs[k] >= x + step_lo and slopes[k - 1] > slopes[k]:
@@ -68,11 +92,12 @@ class CoupledLimitRows:
                 rows.append(k + 1)  # concave kink on the right inside the step
             for r in range(ROWS_PER_BOUND):
                 seg = rows[r] if r < len(rows) else k
-                s = slopes[seg]
-                rows_coefficients.append((sign, -s))
                 # Line of segment `seg` at the current x, minus sign * y: the room left for the step.
-                rows_rhs.append(f[seg] + s * (x - xs[seg]) - sign * y)
-                rows_used.append(r < len(rows))
-        coefficients[:] = rows_coefficients
+                rows_rhs.append(f[seg] + slopes[seg] * (x - xs[seg]) - sign * y)
+                key.append(seg if r < len(rows) else -1)
+        key = tuple(key)
+        block_coefficients, block_used = self._blocks[key]
+        np.copyto(coefficients, block_coefficients)
+        np.copyto(used, block_used)
         rhs[:] = rows_rhs
-        used[:] = rows_used
+        return key

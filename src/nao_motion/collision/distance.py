@@ -78,8 +78,16 @@ machine (benchmarks/bench_collision_distance.py).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
+
+# np.clip's ufunc: one call where np.clip's wrapper costs several microseconds. Its module is
+# numpy._core from numpy 2, numpy.core in 1.26 (Ubuntu 24.04's, under a sourced distribution).
+_clip = (np._core if hasattr(np, "_core") else np.core).umath.clip
+# The dot product of the last axes, broadcast over the others (rows, stacks): numpy 2's vecdot, one
+# call where a product and a sum take three times as long; einsum on numpy 1.26.
+rowwise_dot = np.vecdot if hasattr(np, "vecdot") else partial(np.einsum, "...i,...i->...")
 
 __all__ = [
     "DEFAULT_NORMAL",
@@ -88,6 +96,9 @@ __all__ = [
     "SEGMENT_EPS_M2",
     "DistanceResult",
     "DistanceWorkspace",
+    "all_set",
+    "any_set",
+    "rowwise_dot",
     "capsule_capsule_distance",
     "segment_segment_distance",
     "sphere_capsule_distance",
@@ -103,6 +114,17 @@ PARALLEL_EPS = 1e-12
 NORMAL_EPS_M = 1e-9
 #: Fallback normal for coincident sphere centres (frame +z).
 DEFAULT_NORMAL = (0.0, 0.0, 1.0)
+
+
+def any_set(mask: np.ndarray) -> bool:
+    """Whether a bool array holds a True: its bytes searched for a 1 (0.2 us on a few dozen
+    entries, where ndarray.any(), a reduction, costs 2.5 us; the control cycle asks a dozen times)."""
+    return 1 in mask.tobytes()
+
+
+def all_set(mask: np.ndarray) -> bool:
+    """Whether every entry of a bool array is True (as :func:`any_set`, searching for a 0)."""
+    return 0 not in mask.tobytes()
 
 
 @dataclass
@@ -166,41 +188,51 @@ class DistanceWorkspace:
             raise ValueError(f"pair count must be >= 0, got {n}")
         self.n = n
         f8 = np.float64
-        # Rows of _dd: d1 = q1 - p1, d2 = q2 - p2, r = p1 - p2.
+        # Both shapes' axis end points stacked (rows p1, p2, q1, q2; homogeneous, the 4th column
+        # unused): one call treats both shapes. An owner fills it (e.g. by one gather) and calls
+        # compute_ends; compute copies its arguments in.
+        self.ends = np.ones((4, n, 4), f8)
+        self._p1, self._p2 = self.ends[0, :, :3], self.ends[1, :, :3]
+        self._q1, self._q2 = self.ends[2, :, :3], self.ends[3, :, :3]
+        self._p12, self._q12 = self.ends[0:2, :, :3], self.ends[2:4, :, :3]
+        #: Radii (2, n, 1): A's, then B's negated (B's surface point is its axis point minus n r2).
+        self.signed_radius_m = np.zeros((2, n, 1), f8)
+        # Rows of _dd: d1 = q1 - p1, d2 = q2 - p2, r = p1 - p2; _d12 views d1 and d2 as (2, n, 3).
         self._dd = np.empty((n, 3, 3), f8)
-        self._d1 = self._dd[:, 0, :]
-        self._d2 = self._dd[:, 1, :]
-        self._r = self._dd[:, 2, :]
+        self._d12, self._r = self._dd[:, 0:2].transpose(1, 0, 2), self._dd[:, 2]
         self._dd_t = np.empty((n, 3, 3), f8)  # its transpose, contiguous (a faster product)
-        # Gram matrix of (d1, d2, r); a, b, c, e, f are views into it.
+        # Gram matrix of (d1, d2, r) (one batched product: faster than products and a sum over
+        # a short axis); a, b, c, e, f are views into it (and b again as d2.d1, which the 2 x 2
+        # minors below read), its first two rows as (2, 3, n).
         self._gram = np.empty((n, 3, 3), f8)
-        g = self._gram
-        self._a, self._b, self._c = g[:, 0, 0], g[:, 0, 1], g[:, 0, 2]
-        self._e, self._f = g[:, 1, 1], g[:, 1, 2]
+        g = self._gram.transpose(1, 2, 0)
+        self._gram_rows = g
+        self._a, self._b, self._c = g[0, 0], g[0, 1], g[0, 2]
+        self._b21, self._e, self._f = g[1, 0], g[1, 1], g[1, 2]
+        # (a e, b f) - (b b, c e) = (denominator, numerator) of s, in three calls.
+        self._minor_left = np.empty((2, n), f8)
+        self._minor_right = np.empty((2, n), f8)
+        self._minors = np.empty((2, n), f8)
         # Scalar scratch.
         self._tmp1 = np.empty(n, f8)
-        self._tmp2 = np.empty(n, f8)
-        self._tmp3 = np.empty(n, f8)
+        self._t_free = np.empty(n, f8)
         self._deg1 = np.empty(n, bool)
         self._deg2 = np.empty(n, bool)
         self._mask = np.empty(n, bool)
         self._mask_col = self._mask[:, None]
-        # Vector scratch.
-        self._vec = np.empty((n, 3), f8)
-        # Results.
-        s = np.empty(n, f8)
-        t = np.empty(n, f8)
+        # Results: s and t stacked (2, n), the axis points and the surface points (2, n, 3) (one
+        # call of the core or an owner treats both shapes).
+        self._st = np.empty((2, n), f8)
+        s, t = self._st
+        self._st_col = self._st[:, :, None]
         dist = np.empty(n, f8)
-        axis_a = np.empty((n, 3), f8)
-        axis_b = np.empty((n, 3), f8)
+        self._axis_points = np.empty((2, n, 3), f8)
+        axis_a, axis_b = self._axis_points
         normal = np.empty((n, 3), f8)
-        #: The closest points stacked, (2, n, 3): result.point_a and point_b are its views (one
-        #: call of an owner can treat both).
+        #: The closest points stacked, (2, n, 3): result.point_a and point_b are its views.
         self.points = np.empty((2, n, 3), f8)
         point_a, point_b = self.points
         fallback = np.empty(n, bool)
-        self._s_col = s[:, None]
-        self._t_col = t[:, None]
         self._dist_col = dist[:, None]
         self.result = DistanceResult(
             distance_m=dist, point_a=point_a, point_b=point_b, normal=normal,
@@ -211,8 +243,24 @@ class DistanceWorkspace:
     def compute(self, p1: np.ndarray, q1: np.ndarray, r1: np.ndarray, p2: np.ndarray, q2: np.ndarray,
                 r2: np.ndarray) -> DistanceResult:
         """:func:`capsule_capsule_distance` of n pairs given in the workspace's shapes ((n, 3)
-        points, (n, 1) radii), without the argument checks and conversions: the per-cycle call."""
-        _compute(self, p1, q1, r1, p2, q2, r2, SEGMENT_EPS_M2, PARALLEL_EPS, NORMAL_EPS_M)
+        points, (n, 1) radii or scalars), without the argument checks and conversions."""
+        self._take_pairs(p1, q1, r1, p2, q2, r2)
+        return self.compute_ends()
+
+    def _take_pairs(self, p1: np.ndarray, q1: np.ndarray, r1: np.ndarray, p2: np.ndarray, q2: np.ndarray,
+                    r2: np.ndarray) -> None:
+        """Copy separate end points and radii into :attr:`ends` and :attr:`signed_radius_m`."""
+        np.copyto(self._p1, p1)
+        np.copyto(self._q1, q1)
+        np.copyto(self._p2, p2)
+        np.copyto(self._q2, q2)
+        np.copyto(self.signed_radius_m[0], r1)
+        np.negative(r2, out=self.signed_radius_m[1])
+
+    def compute_ends(self) -> DistanceResult:
+        """The distances of the pairs in :attr:`ends` with the radii in :attr:`signed_radius_m`
+        (the per-cycle call of an owner that fills them itself)."""
+        _compute(self, SEGMENT_EPS_M2, PARALLEL_EPS, NORMAL_EPS_M)
         return self.result
 
 
@@ -275,25 +323,25 @@ def capsule_capsule_distance(
         workspace = DistanceWorkspace(n)
     elif workspace.n != n:
         raise ValueError(f"workspace is for {workspace.n} pairs, got {n}")
-    _compute(workspace, p1, q1, r1c, p2, q2, r2c, eps_len2, eps_parallel, eps_normal)
+    workspace._take_pairs(p1, q1, r1c, p2, q2, r2c)
+    _compute(workspace, eps_len2, eps_parallel, eps_normal)
     res = workspace.result
     return res.pair(0) if single else res
 
 
-def _compute(ws: DistanceWorkspace, p1, q1, r1c, p2, q2, r2c,
-             eps_len2: float, eps_parallel: float, eps_normal: float) -> None:
-    """Vectorised Ericson 5.1.9 for all pairs; writes ``ws.result``."""
-    d1, d2, rr = ws._d1, ws._d2, ws._r
+def _compute(ws: DistanceWorkspace, eps_len2: float, eps_parallel: float, eps_normal: float) -> None:
+    """Vectorised Ericson 5.1.9 for all pairs of ``ws.ends``; writes ``ws.result``. Both shapes'
+    vectors are stacked, so one numpy call treats both: at a few dozen pairs the core's cost is
+    its number of numpy calls (about a microsecond each), hardly their sizes."""
     a, b, c, e, f = ws._a, ws._b, ws._c, ws._e, ws._f
-    tmp1, tmp2, tmp3 = ws._tmp1, ws._tmp2, ws._tmp3
+    tmp1, t_free = ws._tmp1, ws._t_free
     deg1, deg2, mask = ws._deg1, ws._deg2, ws._mask
     res = ws.result
     s, t = res.s, res.t
 
-    np.subtract(q1, p1, out=d1)
-    np.subtract(q2, p2, out=d2)
-    np.subtract(p1, p2, out=rr)
-    # Gram matrix: a = d1.d1, b = d1.d2, c = d1.r, e = d2.d2, f = d2.r.
+    np.subtract(ws._q12, ws._p12, out=ws._d12)
+    np.subtract(ws._p1, ws._p2, out=ws._r)
+    # Gram matrix: a = d1.d1, b = d1.d2, c = d1.r, e = d2.d2, f = d2.r (and d2.d1 = b).
     np.copyto(ws._dd_t, ws._dd.transpose(0, 2, 1))
     np.matmul(ws._dd, ws._dd_t, out=ws._gram)
 
@@ -304,78 +352,67 @@ def _compute(ws: DistanceWorkspace, p1, q1, r1c, p2, q2, r2c,
     np.less_equal(a, eps_len2, out=deg1)
     np.less_equal(e, eps_len2, out=deg2)
     np.logical_or(deg1, deg2, out=mask)
-    if mask.any():
+    if any_set(mask):
         np.copyto(a, 1.0, where=deg1)
         np.copyto(c, 0.0, where=deg1)
         np.copyto(e, 1.0, where=deg2)
         np.copyto(f, 0.0, where=deg2)
         np.copyto(b, 0.0, where=mask)
+        np.copyto(ws._b21, 0.0, where=mask)
 
     # s = clamp((b f - c e) / (a e - b^2)) unless parallel, where s = 0.
-    np.multiply(a, e, out=tmp1)
-    np.multiply(b, b, out=tmp2)
-    np.subtract(tmp1, tmp2, out=tmp2)          # denom
-    np.multiply(tmp1, eps_parallel, out=tmp1)  # parallel threshold
-    np.greater(tmp2, tmp1, out=mask)           # not parallel
-    np.multiply(b, f, out=tmp1)
-    np.multiply(c, e, out=tmp3)
-    np.subtract(tmp1, tmp3, out=tmp1)          # numerator
+    g = ws._gram_rows
+    np.multiply(g[0, 0:2], g[1, 1:3], out=ws._minor_left)   # a e, b f
+    np.multiply(g[0, 1:3], g[1, 0:2], out=ws._minor_right)  # b b, c e
+    np.subtract(ws._minor_left, ws._minor_right, out=ws._minors)
+    denominator, numerator = ws._minors
+    np.multiply(ws._minor_left[0], eps_parallel, out=tmp1)  # parallel threshold
+    np.greater(denominator, tmp1, out=mask)                 # not parallel
     s.fill(0.0)
-    np.divide(tmp1, tmp2, out=s, where=mask)
-    np.maximum(s, 0.0, out=s)
-    np.minimum(s, 1.0, out=s)
+    np.divide(numerator, denominator, out=s, where=mask)
+    _clip(s, 0.0, 1.0, out=s)
 
-    # t = (b s + f) / e, then re-clamp: t < 0 -> t = 0, s = clamp(-c / a);
-    # t > 1 -> t = 1, s = clamp((b - c) / a).
-    np.multiply(b, s, out=t)
-    np.add(t, f, out=t)
-    np.divide(t, e, out=t)
-    np.less(t, 0.0, out=mask)
-    np.divide(c, a, out=tmp1)
-    np.negative(tmp1, out=tmp1)
-    np.copyto(s, tmp1, where=mask)
-    np.greater(t, 1.0, out=mask)
-    np.subtract(b, c, out=tmp1)
+    # t = (b s + f) / e; where it leaves [0, 1], t is clamped and s = clamp((b t - c) / a)
+    # (t = 0: -c / a; t = 1: (b - c) / a).
+    np.multiply(b, s, out=t_free)
+    np.add(t_free, f, out=t_free)
+    np.divide(t_free, e, out=t_free)
+    _clip(t_free, 0.0, 1.0, out=t)
+    np.not_equal(t_free, t, out=mask)
+    np.multiply(b, t, out=tmp1)
+    np.subtract(tmp1, c, out=tmp1)
     np.divide(tmp1, a, out=tmp1)
     np.copyto(s, tmp1, where=mask)
-    np.maximum(s, 0.0, out=s)
-    np.minimum(s, 1.0, out=s)
-    np.maximum(t, 0.0, out=t)
-    np.minimum(t, 1.0, out=t)
+    _clip(s, 0.0, 1.0, out=s)
 
     # Closest axis points (d1 / d2 are untouched, so a point segment gives p).
-    axis_a, axis_b, normal = res.axis_point_a, res.axis_point_b, res.normal
-    np.multiply(ws._s_col, d1, out=axis_a)
-    np.add(axis_a, p1, out=axis_a)
-    np.multiply(ws._t_col, d2, out=axis_b)
-    np.add(axis_b, p2, out=axis_b)
-    np.subtract(axis_b, axis_a, out=normal)
+    axis, normal = ws._axis_points, res.normal
+    np.multiply(ws._st_col, ws._d12, out=axis)
+    np.add(axis, ws._p12, out=axis)
+    np.subtract(axis[1], axis[0], out=normal)
     dist = res.distance_m
-    np.multiply(normal, normal, out=ws._vec)
-    np.add.reduce(ws._vec, axis=1, out=dist)
+    rowwise_dot(normal, normal, out=dist)
     np.sqrt(dist, out=dist)
     fallback = res.normal_fallback
     np.less_equal(dist, eps_normal, out=fallback)
     np.logical_not(fallback, out=mask)
     np.divide(normal, ws._dist_col, out=normal, where=ws._mask_col)
-    if fallback.any():
+    if any_set(fallback):
         _fallback_normals(ws, eps_parallel)
 
-    # Surfaces and signed distance.
-    np.multiply(normal, r1c, out=res.point_a)
-    np.add(res.point_a, axis_a, out=res.point_a)
-    np.multiply(normal, r2c, out=res.point_b)
-    np.subtract(axis_b, res.point_b, out=res.point_b)
-    np.subtract(ws._dist_col, r1c, out=ws._dist_col)
-    np.subtract(ws._dist_col, r2c, out=ws._dist_col)
+    # Surfaces (axis point + n r1, axis point - n r2) and signed distance.
+    np.multiply(normal, ws.signed_radius_m, out=ws.points)
+    np.add(ws.points, axis, out=ws.points)
+    np.subtract(ws._dist_col, ws.signed_radius_m[0], out=ws._dist_col)
+    np.add(ws._dist_col, ws.signed_radius_m[1], out=ws._dist_col)
 
 
 def _fallback_normals(ws: DistanceWorkspace, eps_parallel: float) -> None:
     """Fill ``normal`` for rows whose axes touch (see module docstring)."""
     res = ws.result
     idx = np.flatnonzero(res.normal_fallback)
-    d1 = ws._d1[idx]
-    d2 = ws._d2[idx]
+    d1 = ws._dd[idx, 0]
+    d2 = ws._dd[idx, 1]
     deg1 = ws._deg1[idx]
     deg2 = ws._deg2[idx]
     # Original squared lengths (a, e were overwritten with 1 for points).

@@ -100,13 +100,13 @@ class PairDistances:
     """Per-cycle distances of all pairs for a kinematic state, into preallocated buffers.
 
     Shape end points are moved from their link frames into the torso frame with one batched
-    product; the pair arrays are gathered with ``take(..., out=)``; the distance core then
-    writes into its workspace. :meth:`compute` returns the workspace's result (overwritten by
-    the next call).
+    product; both shapes' end points of every pair are gathered into the distance core's
+    workspace with one ``take(..., out=)``, and the core then writes into it. :meth:`compute`
+    returns the workspace's result (overwritten by the next call).
 
     With `obstacles` (the layout of the arms against the declared obstacle slots), every cycle
     computes the pairs and the obstacle pairs in one call of the distance core, from one
-    gather per shape side (its cost is its numpy calls, hardly the number of pairs; an empty
+    gather (its cost is its numpy calls, hardly the number of pairs; an empty
     slot's distance is inf): ``all_result`` holds both, ``result`` (the pairs) and
     ``obstacle_result`` are views of it. Without `obstacles` only the pairs are computed.
     """
@@ -117,10 +117,10 @@ class PairDistances:
         link_index = {name: i for i, name in enumerate(fk.link_names)}
         shapes = pairs.shapes
         self.shape_link = np.array([link_index[s.link] for s in shapes])
-        # Homogeneous local end points, (n_shapes, 4, 2): columns p and q.
-        ends = np.ones((len(shapes), 4, 2))
-        ends[:, :3, 0] = [s.p_m for s in shapes]
-        ends[:, :3, 1] = [s.q_m for s in shapes]
+        # Homogeneous local end points as rows, (n_shapes, 2, 4): p, then q.
+        ends = np.ones((len(shapes), 2, 4))
+        ends[:, 0, :3] = [s.p_m for s in shapes]
+        ends[:, 1, :3] = [s.q_m for s in shapes]
         self._ends_local = ends
         self.radius_m = np.array([s.radius_m for s in shapes])
         n, m = len(shapes), pairs.n_pairs
@@ -136,44 +136,45 @@ class PairDistances:
             second = np.concatenate([second, n + obstacles.pair_slot])
             r1 = np.concatenate([r1, obstacles.radius_m[:, 0]])
             r2 = np.concatenate([r2, np.zeros(obstacles.n_pairs)])
-        self._first, self._second = first, second
         #: Link of each pair's shape A (pairs, then obstacle pairs) and of the pairs' shape B.
         self.link_a = self.shape_link[first]
         self.link_b = self.shape_link[pairs.second]
-        # The gathers' source: the shapes' end points (torso frame, every cycle), then the slots'.
+        # The gather's source: the shapes' end points (torso frame, every cycle), then the slots'
+        # (homogeneous rows p, q per shape or slot).
         self._poses = np.empty((n, 4, 4))
-        self._ends = np.ones((n + capacity, 4, 2))
+        self._poses_t = self._poses.transpose(0, 2, 1)
+        self._ends = np.ones((n + capacity, 2, 4))
         self._shape_ends = self._ends[:n]
-        self._slot_ends = self._ends[n:, :3, :]
-        # Both shapes' end points per pair (homogeneous columns p, q), and views of them.
+        self._slot_ends = self._ends[n:, :, :3]
+        self._end_rows = self._ends.reshape(-1, 4)
+        # The distance core's end points, rows p1, p2, q1, q2 of every pair: one gather.
+        self._end_order = np.concatenate([2 * first, 2 * second, 2 * first + 1, 2 * second + 1])
         count = len(first)
-        self._ends_a, self._ends_b = np.empty((count, 4, 2)), np.empty((count, 4, 2))
-        self._p1, self._q1 = self._ends_a[:, :3, 0], self._ends_a[:, :3, 1]
-        self._p2, self._q2 = self._ends_b[:, :3, 0], self._ends_b[:, :3, 1]
-        self._r1, self._r2 = r1[:, None], r2[:, None]
         self.workspace = DistanceWorkspace(count)
+        self._pair_ends = self.workspace.ends.reshape(-1, 4)
+        self.workspace.signed_radius_m[0, :, 0] = r1
+        self.workspace.signed_radius_m[1, :, 0] = np.negative(r2)
         self.all_result = self.workspace.result
         self.result = DistanceResult(*(getattr(self.all_result, f.name)[:m] for f in fields(DistanceResult)))
         self.obstacle_result: DistanceResult | None = None
         if obstacles is not None:
             self.obstacle_result = DistanceResult(*(getattr(self.all_result, f.name)[m:]
                                                     for f in fields(DistanceResult)))
-            self._slot_radius = self._r2[m:, 0]
+            self._slot_signed_radius = self.workspace.signed_radius_m[1, m:, 0]
             self._slot_used = np.zeros(obstacles.n_pairs)
             self._unused = np.zeros(obstacles.n_pairs, dtype=bool)
             self._no_obstacles = ObstacleSlots(capacity)
-            self._slots_seen: bytes | None = None  # the slots the gathers' source holds
+            self._slots_seen: bytes | None = None  # the slots the gather's source holds
 
     def compute(self, state: KinematicState, obstacles: ObstacleSlots | None = None) -> DistanceResult:
         """The pairs' distances (``result``), and with the layout of obstacles those to the
         declared `obstacles` (``obstacle_result``, inf for an empty slot; all empty when None)."""
         state.link_poses.take(self.shape_link, axis=0, out=self._poses)
-        np.matmul(self._poses, self._ends_local, out=self._shape_ends)
+        np.matmul(self._ends_local, self._poses_t, out=self._shape_ends)  # rows: (T e)' = e' T'
         if self.obstacles is not None:
             self._take_slots(obstacles if obstacles is not None else self._no_obstacles)
-        self._ends.take(self._first, axis=0, out=self._ends_a)
-        self._ends.take(self._second, axis=0, out=self._ends_b)
-        self.workspace.compute(self._p1, self._q1, self._r1, self._p2, self._q2, self._r2)
+        self._end_rows.take(self._end_order, axis=0, out=self._pair_ends)
+        self.workspace.compute_ends()
         if self.obstacles is not None:
             np.copyto(self.obstacle_result.distance_m, np.inf, where=self._unused)
         return self.result
@@ -183,16 +184,17 @@ class PairDistances:
         return self.obstacles is None or obstacles.packed.tobytes() == self._slots_seen
 
     def _take_slots(self, obstacles: ObstacleSlots) -> None:
-        """The slots' end points and radii into the gathers' source, when they changed (they
+        """The slots' end points and radii into the gather's source, when they changed (they
         are declared far less often than a cycle)."""
         seen = obstacles.packed.tobytes()
         if seen == self._slots_seen:
             return
         self._slots_seen = seen
         capacity = obstacles.capacity
-        # packed rows [p, q, radius, used]: p and q as the columns of a (3, 2) block per slot.
-        np.copyto(self._slot_ends, obstacles.packed[:, :6].reshape(capacity, 2, 3).transpose(0, 2, 1))
-        obstacles.radius_m.take(self.obstacles.pair_slot, out=self._slot_radius)
+        # packed rows [p, q, radius, used]: p and q as the rows of a (2, 3) block per slot.
+        np.copyto(self._slot_ends, obstacles.packed[:, :6].reshape(capacity, 2, 3))
+        obstacles.radius_m.take(self.obstacles.pair_slot, out=self._slot_signed_radius)
+        np.negative(self._slot_signed_radius, out=self._slot_signed_radius)
         obstacles.used.take(self.obstacles.pair_slot, out=self._slot_used)
         np.equal(self._slot_used, 0.0, out=self._unused)
 

@@ -42,6 +42,9 @@ Publications
   ``collision_filter/markers`` (visualization_msgs/MarkerArray, 10 Hz while subscribed): the body shapes in their
       link frames (frame_locked, rviz moves them with TF), coloured by their closest distance:
       green beyond the influence distance, yellow to orange inside it, red within the margin.
+  ``obstacles/current`` (visualization_msgs/MarkerArray, latched: transient_local, depth 1): the
+      obstacles taken, as they stand (DELETEALL, then one marker each), whenever they change; so
+      an rviz started late shows them (``nao_motion.ros.obstacle_input``).
   ``/diagnostics``: cycle time, active and binding constraints, closest distance, last outcome.
 
 Services
@@ -144,7 +147,7 @@ class CollisionFilterNode(Node):
         self.robot_command = np.zeros(n)
         self.robot_command_received = np.zeros(n, dtype=bool)
         self.robot_command_s = -np.inf
-        self.obstacle_input = ObstacleInput(self, self.filter.fk)
+        self.obstacle_input = ObstacleInput(self, self.filter.fk, display=True)  # rviz's latched view
         for chain in PROTECTION_CHAINS:
             self.create_service(SetBool, f"collision_filter/set_protection/{chain}",
                                 partial(self.on_set_protection, chain))

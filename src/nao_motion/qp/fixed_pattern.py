@@ -173,6 +173,15 @@ class FixedPatternQP:
         result.x = self.x
         return result
 
+    def restart_from_solution(self) -> None:
+        """Warm-start the next solve from the last solution (x, y) with z = A x of the data
+        handed over since. Without it OSQP carries its last z over, and a row whose coefficients
+        became zero keeps a z that the relaxation then scales by (1 - alpha) every iteration,
+        solve after solve, down to subnormal numbers, on which every operation is about a
+        hundred times slower (the collision filter's iterations took 2.5 times as long)."""
+        solution = self._native.solution
+        self._native.warm_start(solution.x, solution.y)
+
     def reset_warm_start(self) -> None:
         """Forget the last solution (after a hold, the next solve starts from rest)."""
         self._native.warm_start(self._zero_x, self._zero_y)

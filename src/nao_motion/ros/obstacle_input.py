@@ -22,6 +22,13 @@ configuration its QP linearises (TF is computed from the measured joints, which 
 an obstacle held on a sole would move in the command's torso frame as the torso leans, and the
 whole body, leaning to clear it, would chase it); in any other frame from TF. One whose frame is
 not (yet) in TF is left out, with a throttled warning.
+
+Display (``display=True``, the collision filter's): the obstacles taken, as they stand, on
+``obstacles/current``, latched (transient_local, depth 1, as ``robot_description``): one
+MarkerArray, DELETEALL then one marker per obstacle (in its frame, unstamped so rviz places it
+by the latest TF, forever), republished whenever one is declared, replaced, removed or
+expires. So an rviz started after the declarations shows them, and a deletion too; the
+declarations' own topic stays volatile, so that any publisher connects.
 """
 
 from __future__ import annotations
@@ -29,8 +36,10 @@ from __future__ import annotations
 import numpy as np
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from std_msgs.msg import ColorRGBA
 from visualization_msgs.msg import Marker, MarkerArray
 
+from .. import spatial
 from ..collision.obstacles import Obstacle, ObstacleSet, ObstacleSlots
 from ..kinematics import ForwardKinematics
 from .conversions import pose_matrix, stamp_seconds
@@ -42,6 +51,10 @@ ROOT_FRAME = "torso"
 # Declarations are events, not a stream: keep them all (a script may declare several at once);
 # volatile, so that any publisher (rviz tools, ros2 topic pub, scripts) connects.
 OBSTACLE_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)
+# The obstacles taken, latched: a late subscriber (rviz) gets them as they stand.
+DISPLAY_TOPIC = "obstacles/current"
+DISPLAY_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+DISPLAY_COLOR = ColorRGBA(r=0.9, g=0.1, b=0.1, a=0.5)
 _RELATIVE_TOLERANCE = 1e-6
 _IDENTITY = np.eye(4)
 _IDENTITY.flags.writeable = False
@@ -81,6 +94,37 @@ def obstacle_from_marker(marker: Marker, now_s: float) -> Obstacle:
     return obstacle
 
 
+def marker_of(obstacle: Obstacle) -> Marker:
+    """The display marker of an obstacle: a SPHERE, or the CYLINDER of its axis and radius (the
+    shape declared), in its frame, unstamped, forever."""
+    m = Marker(ns=obstacle.key[0], id=obstacle.key[1], action=Marker.ADD, color=DISPLAY_COLOR)
+    m.header.frame_id = obstacle.frame_id
+    p, q = np.asarray(obstacle.p_m), np.asarray(obstacle.q_m)
+    axis = q - p
+    length = float(np.linalg.norm(axis))
+    m.type = Marker.CYLINDER if length > 0.0 else Marker.SPHERE
+    m.scale.x = m.scale.y = 2.0 * obstacle.radius_m
+    m.scale.z = length if length > 0.0 else 2.0 * obstacle.radius_m
+    centre = 0.5 * (p + q)
+    m.pose.position.x, m.pose.position.y, m.pose.position.z = centre.tolist()
+    # The rotation taking z onto the axis (about z x axis; about x when it points down).
+    z = np.array([0.0, 0.0, 1.0])
+    unit = axis / length if length > 0.0 else z
+    turn = np.cross(z, unit)
+    angle = float(np.arctan2(np.linalg.norm(turn), unit[2]))
+    if angle > 0.0 and np.linalg.norm(turn) < 1e-12:
+        turn = np.array([1.0, 0.0, 0.0])
+    direction = turn / np.linalg.norm(turn) if angle > 0.0 else z
+    x, y, zq, w = spatial.quaternion_xyzw_from_rotation(spatial.rotation_from_vector(direction * angle))
+    m.pose.orientation.x, m.pose.orientation.y, m.pose.orientation.z, m.pose.orientation.w = x, y, zq, w
+    return m
+
+
+def display_markers(obstacles: ObstacleSet) -> MarkerArray:
+    """The obstacles as they stand: DELETEALL (what was shown before), then one marker each."""
+    return MarkerArray(markers=[Marker(action=Marker.DELETEALL), *(marker_of(o) for o in obstacles.obstacles())])
+
+
 def fk_frame(fk: ForwardKinematics, frame: str) -> bool:
     """Whether `frame` is one of the robot's own (placed by its forward kinematics)."""
     return frame == ROOT_FRAME or fk.has_frame(frame)
@@ -88,9 +132,11 @@ def fk_frame(fk: ForwardKinematics, frame: str) -> bool:
 
 class ObstacleInput:
     """Subscribes to ``obstacles`` for `node`, keeps them in `obstacles` (an ObstacleSet) and
-    places them in the torso frame each cycle (:meth:`resolve`); `fk` places the robot's frames."""
+    places them in the torso frame each cycle (:meth:`resolve`); `fk` places the robot's frames.
+    With `display`, publishes them as they stand on DISPLAY_TOPIC (latched) when they change."""
 
-    def __init__(self, node: Node, fk: ForwardKinematics, obstacles: ObstacleSet | None = None):
+    def __init__(self, node: Node, fk: ForwardKinematics, obstacles: ObstacleSet | None = None,
+                 display: bool = False):
         self.node = node
         self.fk = fk
         self._state = fk.new_state()
@@ -100,17 +146,28 @@ class ObstacleInput:
         self._changed = False
         self._last = ObstacleSlots(len(self.obstacles.slots))
         node.create_subscription(MarkerArray, OBSTACLES_TOPIC, self.on_markers, OBSTACLE_QOS)
+        self._display_pub = node.create_publisher(MarkerArray, DISPLAY_TOPIC, DISPLAY_QOS) if display else None
+        self._display()  # none yet: a late rviz clears what an earlier run left
 
     def _now_s(self) -> float:
         return self.node.get_clock().now().nanoseconds * 1e-9
 
     def on_markers(self, msg: MarkerArray) -> None:
         now_s = self._now_s()
+        changed = self._changed
+        self._changed = False
         for marker in msg.markers:
             try:
                 self.apply(marker, now_s)
             except ValueError as err:
                 throttled_warning(self.node, f"obstacle {marker.ns}/{marker.id}", f"obstacle refused: {err}")
+        if self._changed:
+            self._display()
+        self._changed |= changed
+
+    def _display(self) -> None:
+        if self._display_pub is not None:
+            self._display_pub.publish(display_markers(self.obstacles))
 
     def apply(self, marker: Marker, now_s: float) -> None:
         """One marker's action (ValueError with the reason when refused)."""
@@ -130,9 +187,12 @@ class ObstacleInput:
     def resolve(self, now_s: float, out: ObstacleSlots, q_command: np.ndarray) -> bool:
         """Drop stale obstacles, place the others in the torso frame into `out` (the robot's
         frames at `q_command`); whether `out` changed since the last call."""
-        for key in self.obstacles.expire(now_s):
+        expired = self.obstacles.expire(now_s)
+        for key in expired:
             self.node.get_logger().info(f"obstacle {key} expired (lifetime)")
             self._changed = True
+        if expired:
+            self._display()
         if not self._changed and not len(self.obstacles):
             return False
         self._q_command, self._state_valid = q_command, False

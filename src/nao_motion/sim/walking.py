@@ -20,7 +20,10 @@ pose and (damped) command of the previous cycle, as over DDS, where the whole-bo
 publishes them after its cycle and the walk node reads them at the next ``joint_states``. The
 controller computes the references for a later cycle (``reference_time_s``, as the walk node
 sends them ahead); the whole-body cycle takes the ones stamped for this cycle through the
-whole-body node's ``WalkReferenceQueue``, and this cycle's gyro. The collision filter's command
+whole-body node's ``WalkReferenceQueue``, and this cycle's gyro. Declared obstacles
+(``obstacles``, an ObstacleSet, as the nodes' ``obstacles`` topic fills theirs) are placed in each
+core's torso frame every cycle as the nodes place them (``ObstacleInput``: torso or a robot frame,
+by the FK of that core's command). The collision filter's command
 reaches the whole body in the same cycle (over DDS, composed, one later); the transport's own
 jitter is not in this chain.
 
@@ -44,6 +47,7 @@ import numpy as np
 
 from .. import spatial
 from ..collision.filter_cycle import CollisionFilterCycle
+from ..collision.obstacles import ObstacleSet, ObstacleSlots
 from ..collision.reference import parse_targets
 from ..footsteps import FootstepPlanner, Pose2D
 from ..model import NaoModel
@@ -72,6 +76,8 @@ class SimulatedWalk:
             b.set_enabled(True, q_measured=self.state.position, torso_attitude=self._imu_attitude())
         self.filter = CollisionFilterCycle(model)
         self.filter.start(self.state.position)
+        self.obstacles = ObstacleSet()  # declared obstacles: torso or robot frames
+        self._obstacle_state = b.fk.new_state()
         fk_state = b.fk.compute(b.q)
         left, right = (b.torso_world @ b.fk.pose(fk_state, sole) for sole in ("l_sole", "r_sole"))
         self.planner = FootstepPlanner(Pose2D.from_transform(left), Pose2D.from_transform(right))
@@ -140,6 +146,9 @@ class SimulatedWalk:
         t = self.time_s
         # The collision filter's command of this cycle: the walk's joint_targets of the last cycle
         # have reached it (over DDS too, a cycle before they are sampled).
+        if len(self.obstacles) or self.filter.avoidance.obstacles.count:
+            if self._place_obstacles(self.filter.avoidance.obstacles, self.filter.command):
+                self.filter.wake()  # as the node: an obstacle came, went or moved
         self.filter.cycle(t, self.state.stiffness, self.state.position)
         c = self.controller
         out = c.cycle(self.inputs)
@@ -163,6 +172,8 @@ class SimulatedWalk:
             self.references.add_feet(out.time_s, out.reference.left_sole_world, out.reference.right_sole_world)
             self.references.add_torso_tilt(out.time_s, out.reference.torso_tilt_rad)
         reference = self.references.select(self.time_s, DEFAULT_REFERENCE_TIMEOUT_S)
+        if len(self.obstacles) or self.balancer.obstacles.count:
+            self._place_obstacles(self.balancer.obstacles, self.balancer.q)
         command = self.whole_body.cycle(self.filter.command, reference, self.state.position,
                                         self.state.imu_angular_velocity)
         result = self.whole_body.result
@@ -177,6 +188,17 @@ class SimulatedWalk:
         self.time_s += self.model.cycle_time_s
         self.worst_tilt_deg = max(self.worst_tilt_deg, math.degrees(self.state.torso_tilt_rad))
         return result
+
+    def _place_obstacles(self, slots: ObstacleSlots, q_command: np.ndarray) -> bool:
+        """The declared obstacles into a core's `slots` (its torso frame at its command, as the
+        nodes' ObstacleInput places them; no TF here: torso and robot frames only); whether they
+        changed."""
+        fk, state = self.balancer.fk, self._obstacle_state
+        fk.compute(q_command, out=state)
+        before = slots.packed.copy()
+        self.obstacles.in_torso(lambda frame: np.eye(4) if frame == "torso" else
+                                fk.pose(state, frame) if fk.has_frame(frame) else None, slots)
+        return not np.array_equal(before, slots.packed)
 
     def true_moved(self) -> Pose2D:
         """How far the true torso moved: (x, y) in the start torso's heading frame, and its turn."""

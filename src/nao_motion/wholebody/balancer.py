@@ -75,6 +75,7 @@ from ..model import NaoModel, project_coupled_limits
 from ..qp import INFEASIBLE, USABLE, SolverSettings, clearance
 from .context import ARM, FRAMES, HEAD, SOLE, SOLE_FRAME, WholeBodyContext
 from .floating_base import N_BASE, FloatingBaseJacobians
+from .leg_clearance import LegObstacleGuard
 from .modes import (EFFECTORS, FEET, SUPPORT_FEET, FootState, balance_refusal, check_effector,
                     check_effector_enabled, check_effector_target, check_support_leg, com_outside_refusal)
 from .qp import WHOLE_BODY_SOLVER, WholeBodyQP
@@ -298,6 +299,7 @@ class WholeBodyBalancer:
         self._ctx = WholeBodyContext(model, config, self.dt_s, self.jac)
         self.qp = WholeBodyQP(self._ctx, config.solver)
         self._swing_speed = SwingSpeedLimit(model, self._ctx)
+        self._leg_guard = LegObstacleGuard(self.qp.obstacles, self._ctx.motor, self.dt_s)
         self._motor = self._ctx.motor
         self._hands = np.array([model.joint_index(j) for j in model.joint_names if j not in self.fk.joint_names])
         self._vmax_joint = self._ctx.vmax_joint
@@ -615,7 +617,8 @@ class WholeBodyBalancer:
         (a walk or the balancer moved it).
         After wbEnable(False), a joint is held where the balancer left it until its wish changes
         (all of them taken back at once, without balance, the pose of a reach could topple it);
-        after a walk, the legs are.
+        after a walk, the legs are. The legs' step keeps the QP's obstacle rows
+        (``leg_clearance``): a leg command stops at the margin, as an arm does in the filter.
 
         A command that stays where it is (standing still, the usual case) gives the last cycle's
         result again: its frame, COM and polygon cost most of a standing whole-body cycle."""
@@ -631,6 +634,7 @@ class WholeBodyBalancer:
         np.minimum(self._step, limit, out=self._step)
         np.negative(limit, out=limit)
         np.maximum(self._step, limit, out=self._step)
+        legs_held = self._keep_legs_clear()
         passed = self._passed
         if passed is not None and passed[0] is self.settings and self._state_valid and not self._step.any():
             return passed[1]
@@ -640,11 +644,22 @@ class WholeBodyBalancer:
         self._follow_robot_frame()
         self._refresh()
         polygon = self._grounded_polygon(self.settings.feet)
-        result = BalancerResult(q, Mode.PASS_THROUGH, Outcome.PASSED, "disabled: pass-through", 0,
+        reason = "disabled: pass-through" + ("; legs kept at the obstacle margin" if legs_held else "")
+        result = BalancerResult(q, Mode.PASS_THROUGH, Outcome.PASSED, reason, 0,
                                 self.jac.com_world_m, self.torso_world, polygon,
                                 polygon.margin(self.jac.com_world_m[:2]))
         self._passed = (self.settings, result)
         return result
+
+    def _keep_legs_clear(self) -> bool:
+        """Passing through, the legs' step kept by the QP's obstacle rows (``leg_clearance``: the
+        filter keeps the arms, the QP is off); whether it changed the step."""
+        if not (self.obstacles.used.any() and self._step[self._legs].any()):
+            return False
+        self._ctx.state = self._current_state()
+        self._refresh()
+        self.qp.obstacles.fill()
+        return self._leg_guard.limit(self._step)
 
     def _anchor_torso(self, state, integrate: bool = True) -> None:
         """The torso pose in W at the command's state: implied by the Fixed feet (averaged), else
