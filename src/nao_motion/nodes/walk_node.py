@@ -15,7 +15,7 @@ first read it. Plans, user commands, stiffness and services are ordinary callbac
 
 | kind | name | type | meaning |
 |---|---|---|---|
-| sub | `footsteps/plan` | std_msgs/Float64MultiArray (transient local) | the planner's planted feet and steps (``odom``); a malformed plan is ignored (the last good one is kept) |
+| sub | `footsteps/plan` | std_msgs/Float64MultiArray (transient local) | the planner's planted feet and steps (its own frame, ``footstep_plan``: where the robot was commanded); a malformed plan is ignored (the last good one is kept) |
 | sub | `whole_body/torso_pose` | geometry_msgs/PoseStamped | the torso in ``wb_world`` (the balancer's model): with FK of `joint_states`, where the feet and the CoM are |
 | sub | `joint_states` | sensor_msgs/JointState | measured angles (FK: feet, CoM, base_footprint); each message runs one cycle, at its stamp |
 | sub | `joint_commands` | sensor_msgs/JointState | the whole-body node's command: with its torso pose, where it holds the soles, which a walk's first foot references start from |
@@ -47,12 +47,13 @@ first read it. Plans, user commands, stiffness and services are ordinary callbac
 | param | `user_arm_hold_s`, `stale_timeout_s`, `move_init_timeout_s` | double > 0 | s: 1.0, 0.5, 5.0 |
 | param | `nao_version` | string (start-up) | V5 / V6 |
 
-``odom -> wb_world``: when a walk starts, ``world_from_odom`` (a yaw and a translation) puts the
-plan's planted feet (``odom``) onto the feet where the balancer has them (torso pose and FK), and
-is kept for the whole walk. While no walk runs it is re-anchored every cycle, so ``odom`` is the
-planner's frame (its feet, open loop). The odometry (``odom``) is sensed and continuous
-(``walk.leg_odometry``): it starts in the planner's frame and is not moved by the re-anchoring,
-so where a walk ended short of its plan it stays short (getRobotPosition(True) against (False)).
+``footstep_plan -> wb_world``: when a walk starts, ``world_from_odom`` (a yaw and a translation;
+"odom" in the controller's names is the plan's frame) puts the plan's planted feet onto the feet
+where the balancer has them (torso pose and FK), and is kept for the whole walk. While no walk
+runs it is re-anchored every cycle (the planner's feet, open loop). The odometry (``odom``) is
+sensed and continuous (``walk.leg_odometry``): it starts in the planner's frame and is not moved
+by the re-anchoring, so where a walk ended short of its plan it stays short (getRobotPosition(True)
+against (False)); the planner reads it to bring a ``goal_pose`` in ``odom`` into its frame.
 
 Heading correction (``nao_motion.walk.heading_correction``): the feet slip in yaw, which the IMU
 sees and the balancer's model does not. While walking, the controller executes the plan turned by the
