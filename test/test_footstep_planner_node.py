@@ -15,6 +15,7 @@ from ros_probe import SpinningProbe  # noqa: E402
 
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from geometry_msgs.msg import PoseStamped, TransformStamped, Twist  # noqa: E402
+from nav_msgs.msg import Odometry  # noqa: E402
 from rcl_interfaces.msg import Log  # noqa: E402
 from rcl_interfaces.srv import GetParameters, SetParametersAtomically  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
@@ -24,7 +25,7 @@ from std_srvs.srv import Trigger  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
 from visualization_msgs.msg import Marker, MarkerArray  # noqa: E402
 
-from nao_motion.footsteps import FootstepPlanner, Leg, Pose2D  # noqa: E402
+from nao_motion.footsteps import NAO_FOOT_BOXES, FootstepPlanner, Leg, Pose2D  # noqa: E402
 from nao_motion.footsteps.gait_config import get_move_config  # noqa: E402
 from nao_motion.ros.footstep_messages import (  # noqa: E402
     FootstepMessageError, FootstepPlan, FootstepRequest, decode_plan, decode_request, encode_plan,
@@ -134,6 +135,7 @@ class Probe(SpinningProbe):
             "footsteps/request": node.create_publisher(Float64MultiArray, "footsteps/request", 10),
         }
         self.tf_pub = node.create_publisher(TFMessage, "/tf", TF_QOS)
+        self.odom_pub = node.create_publisher(Odometry, "odom", 10)
         node.create_subscription(Float64MultiArray, "footsteps/plan", self._on_plan, PLAN_RECORDER_QOS)
         node.create_subscription(MarkerArray, "footsteps/markers", lambda m: self.add(self.markers, m), 10)
         self.record_logs("footstep_planner", self.logs)
@@ -170,6 +172,31 @@ class Probe(SpinningProbe):
     def parameter(self, name):
         response = self.call(GetParameters, "footstep_planner/get_parameters", GetParameters.Request(names=[name]))
         return response.values[0].double_value
+
+    def odometry_samples(self) -> int:
+        """The odometry samples the planner compared, as its latest diagnostics say."""
+        with self.cond:
+            statuses = [s for d in self.diagnostics for s in d.status if s.name == "nao_motion: footstep_planner"]
+        values = {kv.key: kv.value for kv in statuses[-1].values} if statuses else {}
+        return int(values.get("odometry_samples", 0))
+
+    def odometry(self, pose: Pose2D) -> Odometry:
+        msg = Odometry()
+        msg.header.frame_id, msg.child_frame_id = "odom", "base_footprint"
+        msg.header.stamp = self.node.get_clock().now().to_msg()
+        msg.pose.pose.position.x, msg.pose.pose.position.y = pose.x, pose.y
+        msg.pose.pose.orientation.z, msg.pose.pose.orientation.w = math.sin(0.5 * pose.theta), math.cos(0.5 * pose.theta)
+        return msg
+
+    def sense(self, pose: Pose2D) -> None:
+        """The walk's odom says the robot stands at `pose`: sent (freshly stamped) until the
+        planner has compared a sample (nobody else publishes odom here)."""
+        before = self.odometry_samples()
+        end = time.monotonic() + 10.0
+        while self.odometry_samples() <= before:
+            assert time.monotonic() < end, "the planner compared no odom"
+            self.odom_pub.publish(self.odometry(pose))
+            time.sleep(0.1)
 
     def idle(self) -> FootstepPlan:
         """killMove, then the plan once it is empty."""
@@ -275,6 +302,56 @@ def test_goal_pose_in_another_frame_goes_through_tf(running):
     feet = final_feet(plan)
     reached = FootstepPlan(0, 0, 0, feet[Leg.LEFT], feet[Leg.RIGHT], ()).robot_position()
     assert_pose_close(reached, Pose2D(idle.robot_position().x + 0.2, 0.1, 0.5 * math.pi))
+
+
+def test_goal_pose_in_odom_is_where_the_sensed_odometry_has_it_and_markers_are_drawn_in_odom(running):
+    """The walk's odom has the robot 10 cm behind, 5 cm left of and turned 0.3 rad from where the
+    plan has it (it fell short): a goal in odom 0.2 m ahead of the sensed robot is 0.2 m ahead of
+    the plan's robot; the markers show the plan's feet around the sensed robot; a goal in
+    footstep_plan (ALMotion's moveTo) is taken as is."""
+    from nao_motion.nodes.footstep_planner_node import _box_centre_and_size
+
+    _, probe = running
+    idle = probe.idle()
+    planned = idle.robot_position()
+    sensed = (planned * Pose2D(-0.1, 0.05, 0.3)).normalized()
+    try:
+        probe.sense(sensed)
+        # a broken odometry sample is ignored with the reason (the transform kept)
+        with probe.cond:
+            probe.logs.clear()
+        probe.odom_pub.publish(probe.odometry(Pose2D(math.nan, 0.0, 0.0)))
+        assert probe.wait(lambda: any("odom ignored: non-finite" in line for line in probe.logs), 5.0)
+
+        goal_odom = (sensed * Pose2D(0.2, 0.0, 0.0)).normalized()
+        plan = probe.send("goal_pose", goal(goal_odom.x, goal_odom.y, goal_odom.theta))
+        assert plan.accepted_commands == idle.accepted_commands + 1
+        feet = final_feet(plan)
+        reached = FootstepPlan(0, 0, 0, feet[Leg.LEFT], feet[Leg.RIGHT], ()).robot_position()
+        assert_pose_close(reached, planned * Pose2D(0.2, 0.0, 0.0))
+
+        odom_from_plan = sensed * planned.inverse()
+        (cx, cy), _ = _box_centre_and_size(NAO_FOOT_BOXES.left)
+        with probe.cond:
+            probe.markers.clear()
+        assert probe.wait(lambda: probe.markers, 5.0), "no footsteps/markers"
+        with probe.cond:
+            planted_left = probe.markers[-1].markers[1]
+        assert planted_left.ns == "planted" and planted_left.header.frame_id == "odom"
+        # the planted left foot then: where it stood, or where a step of this plan put it
+        lefts = [idle.left] + [s.target for s in plan.steps if s.leg is Leg.LEFT]
+        drawn = (planted_left.pose.position.x, planted_left.pose.position.y)
+        assert any(math.dist(drawn, (odom_from_plan * left).transform_point(cx, cy)) < 1e-6 for left in lefts), drawn
+
+        standing = probe.idle()
+        target = (standing.robot_position() * Pose2D(0.1, 0.0, 0.0)).normalized()
+        plan = probe.send("goal_pose", goal(target.x, target.y, target.theta, frame="footstep_plan"))
+        assert plan.accepted_commands == standing.accepted_commands + 1
+        feet = final_feet(plan)
+        assert_pose_close(FootstepPlan(0, 0, 0, feet[Leg.LEFT], feet[Leg.RIGHT], ()).robot_position(), target)
+    finally:
+        # odom back on the plan (identity) for the tests that follow
+        probe.sense(probe.idle().robot_position())
 
 
 def request_msg(legs, poses, times, clear=False, speed=False):

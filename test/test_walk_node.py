@@ -2,8 +2,11 @@
 the simulator. The test's node is a perfect whole-body balancer and robot: joint_states hold
 StandInit, the FSRs read the robot's weight, and whole_body/torso_pose puts the centre of mass
 where the last whole_body/com_reference asked (the torso turned 0.3 rad in wb_world, away
-from odom, so the odom -> wb_world mapping is exercised). The walk node's cycle runs on each
-joint_states and stamps what it publishes with it. Also the ALMotion walk methods."""
+from odom, so the odom -> wb_world mapping is exercised). Its joints never move, so its sensed
+odometry (``odom``) stays where it started while the plan (the planner's frame,
+getRobotPosition(False)) walks on: a goal in ``odom`` is the move from where ``odom`` has the
+robot. The walk node's cycle runs on each joint_states and stamps what it publishes with it.
+Also the ALMotion walk methods."""
 
 import math
 import time
@@ -26,6 +29,8 @@ from std_msgs.msg import Bool, Float32MultiArray, Float64MultiArray, String  # n
 from std_srvs.srv import Trigger  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
 
+from nao_motion.footsteps import Leg, Pose2D  # noqa: E402
+from nao_motion.footsteps.pose2d import mean_pose  # noqa: E402
 from nao_motion.kinematics import ForwardKinematics  # noqa: E402
 from nao_motion.model import NaoModel  # noqa: E402
 from nao_motion.postures import posture  # noqa: E402
@@ -201,10 +206,26 @@ def odom_pose(msg: Odometry):
     return p.x, p.y, 2.0 * math.atan2(q.z, q.w)
 
 
+def final_robot_position(plan: FootstepPlan) -> Pose2D:
+    """Where the plan ends: the feet after its last steps, midpoint and mean heading."""
+    feet = {Leg.LEFT: plan.left, Leg.RIGHT: plan.right}
+    for step in plan.steps:
+        feet[step.leg] = step.target
+    return mean_pose(feet[Leg.LEFT], feet[Leg.RIGHT])
+
+
+def assert_moved(end: Pose2D, start: Pose2D, x_m: float, tol_m: float = 1e-3) -> None:
+    """`end` is `x_m` straight ahead of `start` (same heading)."""
+    moved = end.relative_to(start)
+    assert (moved.x, moved.y, math.remainder(moved.theta, 2 * math.pi)) == pytest.approx((x_m, 0.0, 0.0), abs=tol_m), \
+        (start, end)
+
+
 def test_walk_executes_a_goal(running):
     robot = running
     robot.idle()
     start_odom = odom_pose(robot.since(robot.odom, 0.0)[-1])
+    start_plan = robot.plan().robot_position()
     with robot.cond:
         start_torso = robot.torso.copy()
     goal_x = start_odom[0] + 0.15
@@ -266,14 +287,23 @@ def test_walk_executes_a_goal(running):
     flags = [m.data for m in robot.since(robot.active, t0)]
     assert True in flags and flags[-1] is False
 
-    # odometry and odom -> base_footprint reach the goal
-    end_odom = odom_pose(robot.since(robot.odom, t_end)[-1])
-    assert end_odom[0] == pytest.approx(goal_x, abs=0.01) and end_odom[1] == pytest.approx(start_odom[1], abs=0.01)
+    # the plan walked to the goal: 0.15 m ahead of where it had the robot (the goal is 0.15 m
+    # ahead of the sensed robot). The joints never moved, so the sensed odometry and odom ->
+    # base_footprint stayed where they were all along: odom is what the joints say, not the plan.
+    assert_moved(robot.plan().robot_position(), start_plan, 0.15)
+    assert np.allclose([odom_pose(m) for m in robot.since(robot.odom, t0)], start_odom, atol=1e-3)
     transforms = [t for m in robot.since(robot.tf, t_end) for t in m.transforms if t.child_frame_id == "base_footprint"]
     assert transforms and transforms[-1].header.frame_id == "odom"
-    assert transforms[-1].transform.translation.x == pytest.approx(goal_x, abs=0.01)
-    xs = [odom_pose(m)[0] for m in robot.since(robot.odom, t0)]
-    assert np.all(np.diff(xs) > -1e-3)  # forward all along
+    assert transforms[-1].transform.translation.x == pytest.approx(start_odom[0], abs=1e-3)
+
+    # Now odom and the plan differ by the 0.15 m the robot did not walk: a goal 5 cm ahead of
+    # the robot in odom is 5 cm ahead of the plan's robot (read in the plan's frame, as before
+    # the planner read its odom, it was 10 cm behind it).
+    end_plan = robot.plan().robot_position()
+    t1 = robot.goal(start_odom[0] + 0.05, start_odom[1], 0.0)
+    assert robot.wait(lambda: any(p.steps for p in robot.since(robot.plans, t1)), 5.0), "no plan for the goal"
+    assert_moved(final_robot_position(next(p for p in robot.since(robot.plans, t1) if p.steps)), end_plan, 0.05)
+    robot.idle()
 
     # arm swing: only the shoulder pitches, swinging; the left arm left to the user for the hold
     swing = [(t, m) for t, m in robot.targets if t >= t0 and m.header.frame_id == "walk_arm_swing"]
@@ -368,7 +398,8 @@ def test_almotion_walk_methods(running):
 
         start = motion.getRobotPosition(True)
         assert np.allclose(start, odom_pose(robot.odom[-1][1]), atol=1e-3)
-        assert np.allclose(motion.getRobotPosition(False), robot.plan().robot_position().as_list(), atol=1e-3)
+        start_plan = motion.getRobotPosition(False)
+        assert np.allclose(start_plan, robot.plan().robot_position().as_list(), atol=1e-3)
         assert not motion.moveIsActive()
         task = motion.post.moveTo(0.1, 0.0, 0.0)
         assert isinstance(task, int)
@@ -379,8 +410,10 @@ def test_almotion_walk_methods(running):
         assert not motion.moveIsActive()
         assert robot.wait(lambda: not robot.is_active(), 0.5)  # the probe hears it too
         assert motion.wait(task, 5000) and not motion.isRunning(task)
-        end = motion.getRobotPosition(True)
-        assert end[0] - start[0] == pytest.approx(0.1, abs=0.01) and end[1] == pytest.approx(start[1], abs=0.01)
+        # moveTo is relative to the plan's robot position: the plan moved 0.1 m; the fake robot's
+        # joints did not, and its sensed position says so
+        assert_moved(Pose2D(*motion.getRobotPosition(False)), Pose2D(*start_plan), 0.1)
+        assert np.allclose(motion.getRobotPosition(True), start, atol=1e-3)
 
         # moveInit that cannot reach the posture times out with the reason
         from rcl_interfaces.srv import SetParametersAtomically
@@ -458,6 +491,7 @@ def test_a_walk_from_a_posture_not_walk_ready_first_performs_the_initialization_
     time.sleep(0.2)
     try:
         start = odom_pose(robot.odom[-1][1])
+        start_plan = robot.plan().robot_position()
         t0 = robot.goal(start[0] + 0.05, start[1], 0.0)
         assert robot.wait(lambda: any(m.header.frame_id == "walk_move_init" and "LKneePitch" in m.name
                                       for m in robot.since(robot.targets, t0)), 5.0), "no initialization movement"
@@ -471,8 +505,11 @@ def test_a_walk_from_a_posture_not_walk_ready_first_performs_the_initialization_
             robot.q = STAND_INIT.copy()  # the robot got there
         assert robot.wait(lambda: robot.since(robot.com_refs, t_ready), 3.0), "the walk did not start"
         assert robot.wait(lambda: not robot.is_active(), 15.0), "the walk did not end"
+        # the plan walked the 5 cm; the sensed odometry did not follow it (the joints took
+        # StandInit, no step): within the posture change's mm
+        assert_moved(robot.plan().robot_position(), start_plan, 0.05)
         end = odom_pose(robot.odom[-1][1])
-        assert end[0] - start[0] == pytest.approx(0.05, abs=0.01)
+        assert end[0] - start[0] == pytest.approx(0.0, abs=0.01)
         assert any("initialization movement" in m for m in robot.since(robot.logs, t0))
     finally:
         with robot.cond:

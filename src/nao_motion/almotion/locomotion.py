@@ -8,7 +8,9 @@ footstep planner node's topics, services and parameters (see nodes/footstep_plan
   ``[[left pairs], [right pairs]]`` become the node's per-foot parameters, "Frequency" its
   ``frequency``), then sends the command. A ROS user's later ``cmd_vel`` walks with it too.
 * moveTo(x, y, theta) is relative to the robot position of the latest ``footsteps/plan`` (the
-  planted feet' midpoint) and is sent as a ``goal_pose`` in ``odom``. Its fourth argument is a
+  planted feet' midpoint) and is sent as a ``goal_pose`` in the plan's own frame
+  (``footstep_plan``, which the planner takes as is: a goal in ``odom`` would go through the
+  sensed odometry, from where the robot senses itself). Its fourth argument is a
   move config, or NAOqi's older normalised step frequency (``moveTo(1.0, 0.0, 0.0, 1.0)``, seed
   003), which is sent as ``MaxStepFrequency``: moveTo walks at Frequency 1, and the step period
   depends on Frequency x MaxStepFrequency only, so both give the same steps.
@@ -37,7 +39,8 @@ from std_srvs.srv import Trigger
 from ..footsteps import FootstepError, FootstepPlanner, Pose2D
 from ..footsteps.gait_config import FREQUENCY_KEY, GAIT_PARAMETERS, get_move_config, parse_move_config
 from ..ros.footstep_messages import (
-    FOOT_PREFIXES, PER_FOOT_KEYS, SETTABLE_KEYS, FootstepPlan, FootstepRequest, decode_plan, encode_request)
+    FOOT_PREFIXES, PER_FOOT_KEYS, PLAN_FRAME, SETTABLE_KEYS, FootstepPlan, FootstepRequest, decode_plan,
+    encode_request)
 from ..ros.qos import LATCHED_QOS
 from .client_base import ALMotionError
 
@@ -73,7 +76,7 @@ class LocomotionMethods:
         self._loco_set_config(moveConfig, per_foot=False)
         goal = (self._loco_plan().robot_position() * target).normalized()
         msg = PoseStamped()
-        msg.header.frame_id = "odom"
+        msg.header.frame_id = PLAN_FRAME  # the plan's robot position's frame
         msg.header.stamp = self.node.get_clock().now().to_msg()
         msg.pose.position.x, msg.pose.position.y = goal.x, goal.y
         msg.pose.orientation.z, msg.pose.orientation.w = math.sin(0.5 * goal.theta), math.cos(0.5 * goal.theta)
@@ -99,13 +102,14 @@ class LocomotionMethods:
 
     def getFootSteps(self) -> list:
         """[[left, right] planted feet, unchangeable steps, changeable steps]; a step is
-        [leg name, [x, y, theta] touch-down pose in odom, seconds until it ends]."""
+        [leg name, [x, y, theta] touch-down pose, seconds until it ends]; poses in the plan's frame
+        (getRobotPosition(False)'s FRAME_WORLD)."""
         return self._loco_plan().foot_steps()
 
     def getNextRobotPosition(self, useSensors: bool = False) -> list[float]:
-        """[x, y, theta] of the robot (FRAME_WORLD, ``odom``) after the last unchangeable step:
-        the plan's; with ``useSensors`` the measured robot position (getRobotPosition(True))
-        moved by what those steps still do."""
+        """[x, y, theta] of the robot (FRAME_WORLD) after the last unchangeable step: the plan's
+        (its frame); with ``useSensors`` the measured robot position (getRobotPosition(True),
+        ``odom``) moved by what those steps still do."""
         plan = self._loco_plan()
         if not useSensors:
             return plan.next_robot_position().as_list()

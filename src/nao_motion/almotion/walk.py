@@ -15,9 +15,10 @@ nodes/walk_node.py). Builds on the locomotion methods (the planner's plan and co
   and ENABLE_STIFFNESS_PROTECTION (True / False), set together on the walk node
   (``foot_contact_protection``, ``stiffness_protection``); any other ALMotion.xml key is refused
   with the list of those this suite has, and nothing is changed.
-* getRobotPosition(useSensors): [x, y, theta] of FRAME_ROBOT in FRAME_WORLD (``odom``,
-  ``world_frame``): True from the walk node's odometry (the measured pose), False the planner's
-  robot position (the commanded planted feet' midpoint).
+* getRobotPosition(useSensors): [x, y, theta] of FRAME_ROBOT in FRAME_WORLD (``world_frame``):
+  True from the walk node's sensed odometry (``odom``), False the planner's robot position (the
+  commanded planted feet' midpoint, in the plan's frame): as NAOqi's sensor and command
+  odometries, both start together and part where the robot ends off its plan.
 """
 
 from __future__ import annotations

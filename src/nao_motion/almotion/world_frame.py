@@ -1,6 +1,8 @@
 """NAOqi's FRAME_WORLD and robot positions: the world frame is fixed on the floor where the robot
-started and follows its odometry. In this suite that floor frame is ``odom`` (the footstep
-planner's frame: its planted feet start at its origin).
+started and follows its odometry. In this suite that floor frame is ``odom`` (the walk's sensed
+odometry, which starts in the footstep planner's frame: its planted feet start at its origin);
+without sensors it is the planner's own frame (``footstep_plan``, the command odometry), which
+parts from ``odom`` as the robot drifts from its plan (as NAOqi's two odometries do).
 
 * With sensors (``useSensorValues`` / ``useSensors`` True): the robot frame (FRAME_ROBOT) is
   placed in ``odom`` by the walk node's odometry (``odom``: base_footprint, the torso's yaw,

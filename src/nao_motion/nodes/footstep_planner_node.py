@@ -7,19 +7,28 @@ is refilled) and publishes the plan when it changed, else at ``PLAN_PERIOD_S``; 
 republishes the plan every ``PLAN_PERIOD_S``. Markers are built only while someone subscribes. Commands apply at once, after the unchangeable steps
 (NAOqi's preview window); the last command wins. A plan from standing starts one preview window
 after the command, so that the walk's preview controller sees its first step coming. The planted
-feet start at the origin of ``odom``, FootSeparation apart, and then follow the planned steps (the
-walk generator executes them).
+feet start at the origin of the plan's frame (``footstep_plan``), FootSeparation apart, and then
+follow the planned steps (the walk generator executes them): the plan is where the robot was
+commanded (getRobotPosition(False)). ``odom`` is the walk's sensed odometry (REP-105: continuous,
+it drifts); both frames start together, and part where the robot ends off its plan. The node
+reads the walk's ``odom`` (the newest sample, when it advances) and, while the plan's feet stand
+still, keeps ``plan_from_odom`` = planned base_footprint * sensed base_footprint^-1
+(``nao_motion.footsteps.plan_frame``; during a walk the last standing one is kept; none
+received: identity). A ``goal_pose`` in ``odom`` is brought into the plan's frame through it, so
+the robot walks from where it senses itself to that place in ``odom``; the markers are drawn in
+``odom`` through it, under the robot.
 
 | kind | name | type | meaning |
 |---|---|---|---|
 | sub | `cmd_vel` | geometry_msgs/Twist | move(linear.x m/s, linear.y m/s, angular.z rad/s), robot frame; other fields ignored; a zero twist stops like stopMove. Move config: the gait parameters (per-foot ones included) and `frequency` |
 | sub | `cmd_vel_normalized` | geometry_msgs/Twist | moveToward(linear.x, linear.y, angular.z), each in [-1, 1] (fractions of the maximum step); same config as `cmd_vel` |
-| sub | `goal_pose` | geometry_msgs/PoseStamped | moveTo the pose (rviz "2D Goal Pose"): frame `odom` or "" as is, any other frame through /tf into `odom`; position x, y and yaw used. Config: the common gait parameters (NAOqi's moveTo takes no per-foot keys nor Frequency). Refused (plan kept): unknown frame, NaN/inf, zero quaternion, farther than `max_goal_distance_m` |
+| sub | `goal_pose` | geometry_msgs/PoseStamped | moveTo the pose (rviz "2D Goal Pose"): frame `odom` or "" (the sensed odometry's frame) into the plan's through `plan_from_odom`, `footstep_plan` (the plan's own, as ALMotion's moveTo sends) as is, any other frame through /tf into `odom` first; position x, y and yaw used. Config: the common gait parameters (NAOqi's moveTo takes no per-foot keys nor Frequency). Refused (plan kept): unknown frame, NaN/inf, zero quaternion, farther than `max_goal_distance_m` |
+| sub | `odom` | nav_msgs/Odometry | the walk's sensed base_footprint (x, y, yaw; frame `odom` or ""), read when the planner advances: compared with the plan's robot position while the plan's feet stand still (`plan_from_odom`); a non-finite pose, another frame or a position beyond `MAX_ODOM_DISTANCE_M` (10 km) is ignored (throttled warning) |
 | sub | `walk/initializing` | std_msgs/Bool (transient local) | the walk node's initialization movement (NAOqi: a walk from a posture that is not walk-ready first performs one): while true, a plan that has not started keeps its first step one preview window ahead |
 | sub | `footsteps/request` | std_msgs/Float64MultiArray | setFootSteps / setFootStepsWithSpeed (legs, poses relative to the other foot, times or speeds, clearExisting); layout in `nao_motion.ros.footstep_messages` |
-| pub | `footsteps/plan` | std_msgs/Float64MultiArray (transient local) | planted feet + every planned step (leg, times on the node's clock, poses in `odom`, gait values, unchangeable flag), on every change and at 2 Hz; layout and codec in `nao_motion.ros.footstep_messages` |
-| pub | `footsteps/markers` | visualization_msgs/MarkerArray | with the plan while subscribed, frame `odom`: NAO sole boxes; left green, right red; planted feet dark, unchangeable steps opaque, changeable steps translucent |
-| pub | `/diagnostics` | diagnostic_msgs/DiagnosticArray | cycle time, mode, steps, unchangeable steps, accepted and refused commands, last refusal |
+| pub | `footsteps/plan` | std_msgs/Float64MultiArray (transient local) | planted feet + every planned step (leg, times on the node's clock, poses in the plan's frame `footstep_plan`, gait values, unchangeable flag), on every change and at 2 Hz; layout and codec in `nao_motion.ros.footstep_messages` |
+| pub | `footsteps/markers` | visualization_msgs/MarkerArray | with the plan while subscribed, frame `odom` (the plan's poses through `plan_from_odom`: drawn under the robot): NAO sole boxes; left green, right red; planted feet dark, unchangeable steps opaque, changeable steps translucent |
+| pub | `/diagnostics` | diagnostic_msgs/DiagnosticArray | cycle time, mode, steps, unchangeable steps, accepted and refused commands, last refusal, `plan_from_odom` (x, y, theta) and the odometry samples compared |
 | srv | `stop_move` | std_srvs/Trigger | stopMove: the unchangeable steps, then the feet together |
 | srv | `kill_move` | std_srvs/Trigger | killMove: every step dropped at once, the one in progress included |
 | param | `MaxStepX`, `MaxStepY`, `MaxStepTheta`, `MaxStepFrequency`, `StepHeight`, `TorsoWx`, `TorsoWy` | double | the move config (NAOqi keys, m / rad / normalised), NAOqi's defaults and ranges; used from the next command |
@@ -43,26 +52,30 @@ from dataclasses import replace
 
 from diagnostic_msgs.msg import DiagnosticStatus
 from geometry_msgs.msg import PoseStamped, Twist
+from nav_msgs.msg import Odometry
 from rclpy.node import Node
 from std_msgs.msg import Bool, ColorRGBA, Float64MultiArray
 from std_srvs.srv import Trigger
 from visualization_msgs.msg import Marker, MarkerArray
 
 from ..footsteps import NAO_FOOT_BOXES, FootstepError, FootstepPlanner, Leg, Pose2D, WalkMode
+from ..footsteps.plan_frame import PlanFrame
 from ..footsteps.step_queue import DEFAULT_PREVIEW_S
 from ..footsteps.gait_config import FREQUENCY_KEY, GAIT_PARAMETERS, MoveConfigError, parse_move_config
 from ..model import NaoModel
-from ..ros.conversions import pose_matrix_of, pose_refusal
+from ..ros.conversions import pose_matrix_of, pose_refusal, stamp_seconds
 from ..ros.footstep_messages import (
-    FOOT_PREFIXES, PER_FOOT_KEYS, SETTABLE_KEYS, FootstepMessageError, FootstepPlan, decode_request, encode_plan,
-    plan_of)
+    FOOT_PREFIXES, PER_FOOT_KEYS, PLAN_FRAME, SETTABLE_KEYS, FootstepMessageError, FootstepPlan, decode_request,
+    encode_plan, plan_of)
 from ..ros.parameters import NAO_VERSION, ParameterSpec, declare_startup
 from ..ros.node_tools import CycleDiagnostics, ValidatedParameters, run_node, throttled_warning
 from ..ros.qos import LATCHED_QOS
+from ..ros.sampled import SampledSubscription
 from ..ros.tf_listener import TfListener
 
 ODOM_FRAME = "odom"
 PLAN_PERIOD_S = 0.5
+MAX_ODOM_DISTANCE_M = 1e4  # a sensed robot position farther than this is no NAO's: ignored
 SOLE_THICKNESS_M = 0.004
 LEG_RGB = {Leg.LEFT: (0.1, 0.75, 0.2), Leg.RIGHT: (0.9, 0.2, 0.15)}
 
@@ -77,6 +90,7 @@ class FootstepPlannerNode(Node):
         version, preview_s = startup["nao_version"], startup["preview_s"]
         self.model = NaoModel(version)
         self.planner = FootstepPlanner(now_s=self._now_s(), preview_s=preview_s)
+        self.plan_frame = PlanFrame()  # plan_from_odom: identity until the walk's odom is compared
         self.accepted = self.refused = 0
         self.last_refusal = "none"
         # The gait's keys are checked by the planner's move-config parser, on the same table
@@ -96,6 +110,8 @@ class FootstepPlannerNode(Node):
         self.params = ValidatedParameters(self, specs, self._validate, self._apply)
 
         self.tf = TfListener(self)
+        # 100 Hz, needed only where the plan's feet stand still: read when the planner advances.
+        self.odometry = SampledSubscription(self, Odometry, "odom")
         self.plan_pub = self.create_publisher(Float64MultiArray, "footsteps/plan", LATCHED_QOS)
         self.marker_pub = self.create_publisher(MarkerArray, "footsteps/markers", 10)
         self.create_subscription(Twist, "cmd_vel", self.on_cmd_vel, 10)
@@ -122,7 +138,8 @@ class FootstepPlannerNode(Node):
         # from; idle, the plan is only republished every PLAN_PERIOD_S (nothing to do costs nothing).
         self.cycle_timer = self.create_timer(self.model.cycle_time_s, self.on_cycle)
         self.create_timer(PLAN_PERIOD_S, self.on_cycle)
-        self.get_logger().info(f"footstep planner for NAO {version}: preview {preview_s} s, plans in {ODOM_FRAME!r}")
+        self.get_logger().info(f"footstep planner for NAO {version}: preview {preview_s} s, plans in "
+                               f"{PLAN_FRAME!r}, goals in {ODOM_FRAME!r} through the walk's odometry")
 
     # --- parameters ---------------------------------------------------------------------------
     @staticmethod
@@ -157,11 +174,35 @@ class FootstepPlannerNode(Node):
             # The clock went back (simulation reset): the plan's times are meaningless now.
             feet = self.planner.feet
             self.planner.reset(feet.left, feet.right, now_s)
+            self.plan_frame.restart_clock()
             self.last_plan_s = -math.inf  # published again at once, dated on the new clock
             throttled_warning(self, "clock", "the clock went back: plan dropped, feet kept")
-        self.planner.advance_to(now_s)
+        done = self.planner.advance_to(now_s)
+        if done:
+            self.plan_frame.feet_planted_at(done[-1].end_s)
         if self.walk_initializing:
             self.planner.hold_start()
+        if self.planner.current_step() is None:  # mid-step nothing compares: the sample waits in DDS
+            self._observe_odometry()
+
+    def _observe_odometry(self) -> None:
+        """The walk's newest odometry sample against the plan's robot position (PlanFrame)."""
+        msg = self.odometry.take_latest()
+        if msg is None:
+            return
+        frame = msg.header.frame_id.lstrip("/")
+        p, o = msg.pose.pose.position, msg.pose.pose.orientation
+        values = (p.x, p.y, p.z, o.x, o.y, o.z, o.w)
+        pose = pose_matrix_of(values) if frame in ("", ODOM_FRAME) else None
+        if pose is None or math.hypot(p.x, p.y) > MAX_ODOM_DISTANCE_M:
+            reason = (pose_refusal(values) or (f"frame {frame!r} is not {ODOM_FRAME!r}" if pose is None else
+                                               f"farther than {MAX_ODOM_DISTANCE_M:g} m from its origin"))
+            throttled_warning(self, f"odom: {reason}", f"odom ignored: {reason}", family="odom")
+            return
+        stamp_s = stamp_seconds(msg.header.stamp)
+        if stamp_s <= 0.0:  # unstamped: taken as of now
+            stamp_s = self.planner.now_s
+        self.plan_frame.observe(Pose2D.from_transform(pose), stamp_s, self.planner.feet, self.planner.steps())
 
     def _command(self, source: str, command: Callable[[], None]) -> bool:
         """Run a planner command now; a refusal keeps the plan and is logged with the reason."""
@@ -193,12 +234,12 @@ class FootstepPlannerNode(Node):
         self._command("cmd_vel_normalized", lambda: self.planner.move_toward(v.x, v.y, w.z, self.velocity_config))
 
     def on_goal_pose(self, msg: PoseStamped) -> None:
+        self._advance()  # the newest odometry first: plan_from_odom as of now
         try:
-            goal = self._goal_in_odom(msg)
+            goal = self._goal_in_plan(msg)
         except ValueError as err:
             self._refuse("goal_pose", str(err))
             return
-        self._advance()
         relative = goal.relative_to(self.planner.get_robot_position())
         distance_m = math.hypot(relative.x, relative.y)
         if distance_m > self.max_goal_distance_m:
@@ -208,19 +249,23 @@ class FootstepPlannerNode(Node):
         self._command("goal_pose", lambda: self.planner.move_to(
             relative.x, relative.y, relative.theta, self.move_to_config))
 
-    def _goal_in_odom(self, msg: PoseStamped) -> Pose2D:
+    def _goal_in_plan(self, msg: PoseStamped) -> Pose2D:
+        """The goal in the plan's frame: as is in PLAN_FRAME, else into odom (through /tf for
+        another frame), then through plan_from_odom."""
         p, o = msg.pose.position, msg.pose.orientation
         values = (p.x, p.y, p.z, o.x, o.y, o.z, o.w)
         pose = pose_matrix_of(values)
         if pose is None:
             raise ValueError(pose_refusal(values))
         frame = msg.header.frame_id.lstrip("/")
+        if frame == PLAN_FRAME:
+            return Pose2D.from_transform(pose)
         if frame not in ("", ODOM_FRAME):
             try:
                 pose = self.tf.lookup(frame, ODOM_FRAME) @ pose
             except KeyError:
                 raise ValueError(f"unknown frame {frame!r}: no transform to {ODOM_FRAME!r} on /tf") from None
-        return Pose2D.from_transform(pose)
+        return self.plan_frame.to_plan(Pose2D.from_transform(pose))
 
     def on_walk_initializing(self, msg: Bool) -> None:
         self.walk_initializing = msg.data
@@ -241,9 +286,14 @@ class FootstepPlannerNode(Node):
         return response
 
     def on_kill_move(self, request: Trigger.Request, response: Trigger.Response):
-        response.success = self._command("kill_move", self.planner.kill_move)
+        response.success = self._command("kill_move", self._kill_move)
         response.message = "every step dropped"
         return response
+
+    def _kill_move(self) -> None:
+        self.planner.kill_move()
+        # The step in progress is dropped: the plan's feet stand as they are from now on.
+        self.plan_frame.feet_planted_at(self.planner.now_s)
 
     # --- cycle --------------------------------------------------------------------------------
     def on_cycle(self) -> None:
@@ -260,6 +310,8 @@ class FootstepPlannerNode(Node):
             "mode": self.planner.mode.value, "steps": len(steps),
             "unchangeable_steps": key[3], "accepted_commands": self.accepted,
             "refused_commands": self.refused, "last_refusal": self.last_refusal,
+            "plan_from_odom": _pose_text(self.plan_frame.plan_from_odom),
+            "odometry_samples": self.plan_frame.samples,
         })
         self.diagnostics.set_status(DiagnosticStatus.OK, self.planner.mode.value)
         if not steps and self.planner.mode is WalkMode.IDLE:
@@ -282,7 +334,9 @@ class FootstepPlannerNode(Node):
         markers = [Marker(action=Marker.DELETEALL)]
         feet = [(Leg.LEFT, plan.left, "planted"), (Leg.RIGHT, plan.right, "planted")]
         feet += [(s.leg, s.target, "unchangeable" if s.unchangeable else "changeable") for s in plan.steps]
+        to_odom = self.plan_frame.to_odom
         for i, (leg, pose, kind) in enumerate(feet):
+            pose = to_odom(pose)  # drawn where the odometry has the robot
             (cx, cy), (sx, sy) = self.sole_boxes[leg]
             m = Marker(ns=kind, id=i, type=Marker.CUBE, action=Marker.ADD, color=self.colours[(leg, kind)])
             m.header.frame_id, m.header.stamp = ODOM_FRAME, stamp
@@ -292,6 +346,10 @@ class FootstepPlannerNode(Node):
             m.scale.x, m.scale.y, m.scale.z = sx, sy, SOLE_THICKNESS_M
             markers.append(m)
         return MarkerArray(markers=markers)
+
+
+def _pose_text(pose: Pose2D) -> str:
+    return f"{pose.x:.3f} m, {pose.y:.3f} m, {pose.theta:.3f} rad"
 
 
 def _box_centre_and_size(box) -> tuple[tuple[float, float], tuple[float, float]]:

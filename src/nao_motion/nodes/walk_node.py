@@ -15,12 +15,12 @@ first read it. Plans, user commands, stiffness and services are ordinary callbac
 
 | kind | name | type | meaning |
 |---|---|---|---|
-| sub | `footsteps/plan` | std_msgs/Float64MultiArray (transient local) | the planner's planted feet and steps (``odom``); a malformed plan is ignored (the last good one is kept) |
+| sub | `footsteps/plan` | std_msgs/Float64MultiArray (transient local) | the planner's planted feet and steps (its own frame, ``footstep_plan``: where the robot was commanded); a malformed plan is ignored (the last good one is kept) |
 | sub | `whole_body/torso_pose` | geometry_msgs/PoseStamped | the torso in ``wb_world`` (the balancer's model): with FK of `joint_states`, where the feet and the CoM are |
 | sub | `joint_states` | sensor_msgs/JointState | measured angles (FK: feet, CoM, base_footprint); each message runs one cycle, at its stamp |
 | sub | `joint_commands` | sensor_msgs/JointState | the whole-body node's command: with its torso pose, where it holds the soles, which a walk's first foot references start from |
 | sub | `imu` | sensor_msgs/Imu | torso orientation: its yaw against the balancer's torso yaw is the heading the feet lost, which the walk turns into the steps it executes (``heading_correction``) |
-| sub | `fsr/left`, `fsr/right` | std_msgs/Float32MultiArray | 4 forces per foot, N (foot contact protection) |
+| sub | `fsr/left`, `fsr/right` | std_msgs/Float32MultiArray | 4 forces per foot, N (foot contact protection; which foot supports, for the odometry) |
 | sub | `joint_stiffness` | sensor_msgs/JointState | stiffness 0..1 in `effort`; empty names with one value: every joint (stiffness protection) |
 | sub | `joint_targets`, `joint_trajectory` | sensor_msgs/JointState, trajectory_msgs/JointTrajectory | a user command on an arm's joints leaves that arm to the user (no arm swing) for the command's duration + `user_arm_hold_s`; messages whose `header.frame_id` starts with ``walk_`` are this node's own |
 | pub | `whole_body/com_reference` | geometry_msgs/PointStamped | CoM for the next cycle, m, ``wb_world``; stamped with that cycle's time (the `joint_states` stamp + one cycle, ``REFERENCE_LEAD_CYCLES``) |
@@ -29,7 +29,7 @@ first read it. Plans, user commands, stiffness and services are ordinary callbac
 | pub | `whole_body/torso_reference` | geometry_msgs/Vector3Stamped | the torso's tilt for the next cycle: x = TorsoWx, y = TorsoWy (rad; the step's peak values times the swing foot's lift profile), about the feet's mean heading; stamped like `whole_body/com_reference`; only when not upright (the whole body's default) |
 | pub | `walk/zmp`, `walk/com` | geometry_msgs/PointStamped | planned ZMP (z = 0) and CoM, m, ``odom``, while walking and subscribed |
 | pub | `walk/com_measured` | geometry_msgs/PointStamped | CoM from torso pose + FK of `joint_states`, m, ``odom``, while subscribed |
-| pub | `odom` | nav_msgs/Odometry | base_footprint in ``odom`` (x, y, yaw; twist in ``base_footprint``) from torso pose + FK |
+| pub | `odom` | nav_msgs/Odometry | base_footprint in ``odom`` (x, y, yaw; twist in ``base_footprint``), sensed: support-foot kinematics of `joint_states`, the `imu` attitude, the support from `fsr/*` (``walk.leg_odometry``) |
 | pub | `/tf` | tf2_msgs/TFMessage | ``odom -> base_footprint`` (the kinematics node publishes base_footprint -> base_link) |
 | pub | `walk/active` | std_msgs/Bool (transient local) | moveIsActive: on every change and at 1 Hz |
 | pub | `walk/initializing` | std_msgs/Bool (transient local) | true while the walk performs its initialization movement (steps planned, the posture not walk-ready): the footstep planner holds the plan's start meanwhile; on every change |
@@ -41,24 +41,29 @@ first read it. Plans, user commands, stiffness and services are ordinary callbac
 | param | `move_arms_enabled.LArm`, `.RArm` | bool | setMoveArmsEnabled (true) |
 | param | `com_feedback_gain` | double in [0, 1] | fraction of the measured-minus-planned CoM error blended into the generator per cycle (0, the default: open loop in position, the whole-body node's gyro ankle damping being the walk's feedback); read when a walk starts |
 | param | `heading_correction_gain` | double in [0, 1] | fraction of the measured heading error (IMU yaw - balancer torso yaw) turned into the executed steps at each lift-off (1.0; 0: open loop); read when a walk starts |
+| param | `position_correction_gain` | double in [0, 1] | fraction of the feet's position error (sensed odometry - plan) shifted into the executed steps at each lift-off, at most 1.5 cm per step (0.0, the default: off; see below); read when a walk starts |
 | param | `foot_contact_protection`, `foot_contact_min_force_n` | bool, double > 0 | below this total FSR force (N) for 0.05 s the robot is in the air: no walk (true, 10.0) |
 | param | `stiffness_protection` | bool | a leg joint's stiffness <= 0.6 stops or refuses the walk (true) |
 | param | `user_arm_hold_s`, `stale_timeout_s`, `move_init_timeout_s` | double > 0 | s: 1.0, 0.5, 5.0 |
 | param | `nao_version` | string (start-up) | V5 / V6 |
 
-``odom -> wb_world``: when a walk starts, ``world_from_odom`` (a yaw and a translation) puts the
-plan's planted feet (``odom``) onto the feet where the balancer has them (torso pose and FK), and
-is kept for the whole walk. While no walk runs it is re-anchored every cycle, so ``odom`` is the
-planner's frame (its feet, open loop) and the odometry is the measured pose within it.
+``footstep_plan -> wb_world``: when a walk starts, ``world_from_odom`` (a yaw and a translation;
+"odom" in the controller's names is the plan's frame) puts the plan's planted feet onto the feet
+where the balancer has them (torso pose and FK), and is kept for the whole walk. While no walk
+runs it is re-anchored every cycle (the planner's feet, open loop). The odometry (``odom``) is
+sensed and continuous (``walk.leg_odometry``): it starts in the planner's frame and is not moved
+by the re-anchoring, so where a walk ended short of its plan it stays short (getRobotPosition(True)
+against (False)); the planner reads it to bring a ``goal_pose`` in ``odom`` into its frame.
 
 Heading correction (``nao_motion.walk.heading_correction``): the feet slip in yaw, which the IMU
 sees and the balancer's model does not. While walking, the controller executes the plan turned by the
 measured heading error at each lift-off (the steps not yet taken, about the support foot), so
 the robot ends where the planner planned it (NAOqi's moveTo is odometry based too); the
 planner's queue is not changed (it owns it). The generator, ``walk/zmp`` and ``walk/com`` are
-in this executed plane; ``odom`` is brought back into the planner's frame through the
-correction, i.e. it includes the turn the feet lost. Without a fresh `imu` when a walk starts,
-that walk runs uncorrected.
+in this executed plane. Without a fresh `imu` when a walk starts, that walk runs uncorrected.
+With ``position_correction_gain`` > 0 the same correction also shifts the steps not yet taken
+by the feet's position error the sensed odometry measures; off by default: on the simulated
+robot with 70 % servos, steps made longer than planned made it fall (see README).
 Bad input never stops the node: a throttled warning, and no walk starts on it.
 """
 
@@ -156,6 +161,10 @@ PARAMETER_SPECS = {
     "heading_correction_gain": _spec("heading_correction_gain", "fraction of the heading error the IMU measures "
                                      "(against the balancer's torso) turned into the executed steps at each "
                                      "lift-off (0: open loop); read when a walk starts", minimum=0.0, maximum=1.0),
+    "position_correction_gain": _spec("position_correction_gain", "fraction of the feet's position error the "
+                                      "sensed odometry measures (against the plan) shifted into the executed "
+                                      "steps at each lift-off (0, the default: off); read when a walk starts",
+                                      minimum=0.0, maximum=1.0),
     "foot_contact_protection": _spec("foot_contact_protection", "no walk while the feet's total FSR force is below "
                                                                 "foot_contact_min_force_n"),
     "foot_contact_min_force_n": _spec("foot_contact_min_force_n", "total FSR force (N) below which the robot is in "
@@ -323,6 +332,7 @@ class WalkNode(Node):
                     self._refuse_sensor("imu", IMU_ORIENTATION_ERROR)
             else:
                 inputs.imu_yaw_rad, inputs.imu_s = yaw_of(attitude), now_s
+                inputs.imu_attitude[:] = attitude
         for i, sub in enumerate(self.fsr_subs):
             msg = sub.take_latest()
             if msg is None:

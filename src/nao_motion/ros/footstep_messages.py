@@ -10,11 +10,13 @@ ALMotion client):
 * header (``data_offset`` = 9): ``time_s`` (the node's ROS clock when the plan was taken, s),
   ``accepted_commands``, ``refused_commands`` (counts since start: a command's effect is the
   first plan whose count went up), then the planted feet now: ``left_x, left_y, left_theta,
-  right_x, right_y, right_theta`` (m, rad, frame ``odom``);
+  right_x, right_y, right_theta`` (m, rad, frame ``PLAN_FRAME``: the planner's own, where the
+  robot was commanded; it starts as ``odom`` and parts from the sensed ``odom`` as the robot
+  drifts from its plan, ``nao_motion.footsteps.plan_frame``);
 * ``dim[0]``: label ``steps``, size = number of steps (the one in progress first);
 * ``dim[1]``: label ``PLAN_FIELDS`` joined by commas, size 16: ``leg`` (+1 LLeg, -1 RLeg),
   ``start_s``, ``end_s`` (the node's ROS clock, s), moving foot at lift-off ``origin_*``, at
-  touch-down ``target_*``, support foot ``support_*`` (x, y m and theta rad, frame ``odom``),
+  touch-down ``target_*``, support foot ``support_*`` (x, y m and theta rad, frame ``PLAN_FRAME``),
   ``step_height_m``, ``torso_wx``, ``torso_wy`` (rad), ``unchangeable`` (1 inside NAOqi's
   preview window: new commands apply after it, else 0).
 
@@ -47,8 +49,12 @@ from ..footsteps.pose2d import Pose2D, mean_pose
 __all__ = [
     "FootstepMessageError", "PLAN_FIELDS", "PLAN_HEADER", "PlannedStep", "FootstepPlan", "encode_plan",
     "decode_plan", "plan_of", "REQUEST_FIELDS_TIMES", "REQUEST_FIELDS_SPEEDS", "FootstepRequest",
-    "encode_request", "decode_request", "SETTABLE_KEYS", "FOOT_PREFIXES", "PER_FOOT_KEYS",
+    "encode_request", "decode_request", "SETTABLE_KEYS", "FOOT_PREFIXES", "PER_FOOT_KEYS", "PLAN_FRAME",
 ]
+
+#: The planner's own frame (its plan's poses; a goal_pose in it is taken as is): where the robot
+#: was commanded, getRobotPosition(False)'s FRAME_WORLD. Not on /tf.
+PLAN_FRAME = "footstep_plan"
 
 #: The node's move-config parameters: NAOqi's settable gait keys, and per-foot overrides of them.
 SETTABLE_KEYS = tuple(p.name for p in GAIT_PARAMETERS.values() if p.settable)

@@ -17,6 +17,13 @@ gravity included as an accelerometer reads it, in the torso frame); FSR forces, 
 newtons, order FL, FR, RL, RR (the foot's contact normal forces spread over the sensors by the
 contact points' positions, :func:`~nao_motion.sim.fsr.distribute_to_fsrs`); the true torso pose
 and twist (world frame, plus the twist in the torso frame).
+
+A robot that differs from the controller's model (for robustness tests; the controller is not
+told): ``servo_strength`` scales every servo's position gain and torque (0.7: 70 %); the
+velocity gain (damping) stays as built; ``mass_scale`` multiplies named bodies' masses and
+inertias (``{"torso": 1.1}``); ``contact`` sets the sole friction (``ContactParams``);
+``actuation_delay_cycles`` delays the commands; ``sensor_noise`` adds Gaussian noise (seeded)
+to the measured joint positions and to the IMU's attitude (the ground truth stays exact).
 """
 
 from __future__ import annotations
@@ -39,6 +46,15 @@ DEFAULT_PHYSICS_STEP_S = 0.002
 DEFAULT_FALL_TILT_RAD = float(np.deg2rad(60.0))
 # Fallen when the torso is lower than this fraction of its height over the soles at q = 0.
 DEFAULT_FALL_HEIGHT_FRACTION = 0.45
+
+
+@dataclass(frozen=True)
+class SensorNoise:
+    """Standard deviations of the measurement noise (white, per cycle) and its seed."""
+
+    joint_position_rad: float = 0.0
+    imu_attitude_rad: float = 0.0  # about each axis
+    seed: int = 0
 
 
 @dataclass
@@ -92,6 +108,9 @@ class NaoSimulator:
         actuation_delay_cycles: int = 0,
         fall_tilt_rad: float = DEFAULT_FALL_TILT_RAD,
         fall_height_m: float | None = None,
+        servo_strength: float = 1.0,
+        mass_scale: dict[str, float] | None = None,
+        sensor_noise: SensorNoise | None = None,
     ):
         self.model = model or NaoModel()
         self.fk = ForwardKinematics(self.model)
@@ -104,6 +123,12 @@ class NaoSimulator:
         self.physics_step_s = float(physics_step_s)
         self.mjcf = build_mjcf(self.model, physics_step_s, servo, contact, self_collision)
         self.mj_model = mujoco.MjModel.from_xml_string(self.mjcf)
+        for body, factor in (mass_scale or {}).items():
+            b = mujoco.mj_name2id(self.mj_model, mujoco.mjtObj.mjOBJ_BODY, body)
+            if b < 0 or not (np.isfinite(factor) and factor > 0.0):
+                raise ValueError(f"mass_scale: no body {body!r} or factor {factor!r} not > 0")
+            self.mj_model.body_mass[b] *= factor
+            self.mj_model.body_inertia[b] *= factor
         self.mj_data = mujoco.MjData(self.mj_model)
         m = self.mj_model
 
@@ -111,6 +136,13 @@ class NaoSimulator:
         self.servos = ServoBank(self.model, servo)
         self._act_model_index = self.servos.model_index
         self.servos.kv = -m.actuator_biasprm[:, 2].copy()  # MuJoCo's dampratio -> kv at compile
+        if not (np.isfinite(servo_strength) and 0.0 < servo_strength <= 1.0):
+            raise ValueError(f"servo_strength must be in (0, 1], got {servo_strength!r}")
+        # After kv (the damping as built); the gains reach MuJoCo through set_stiffness in reset.
+        self.servos.kp = self.servos.kp * servo_strength
+        self.servos.max_effort = self.servos.max_effort * servo_strength
+        self.sensor_noise = sensor_noise or SensorNoise()
+        self._noise_rng = np.random.default_rng(self.sensor_noise.seed)
 
         # qpos / dof addresses of every kinematic joint, in model.joint_names order.
         def jid(name: str) -> int:
@@ -433,6 +465,14 @@ class NaoSimulator:
         lin_world = d.qvel[fd:fd + 3].copy()
         ang_local = d.qvel[fd + 3:fd + 6].copy()  # MuJoCo: free-joint angular velocity in the body frame
         imu_quat = np.roll(self._sensor_value("imu_orientation"), -1)
+        noise = self.sensor_noise
+        if noise.joint_position_rad > 0.0:
+            q = q + self._noise_rng.normal(0.0, noise.joint_position_rad, n)
+        if noise.imu_attitude_rad > 0.0:
+            tilt = self._noise_rng.normal(0.0, noise.imu_attitude_rad, 3)
+            noisy = spatial.rotation_from_quaternion_xyzw(imu_quat / np.linalg.norm(imu_quat)) \
+                @ spatial.rot_x(tilt[0]) @ spatial.rot_y(tilt[1]) @ spatial.rot_z(tilt[2])
+            imu_quat = spatial.quaternion_xyzw_from_rotation(noisy)
         tilt = float(np.arccos(np.clip(r[2, 2], -1.0, 1.0)))
         fallen = tilt > self.fall_tilt_rad or pos[2] < self.fall_height_m
         if fallen and not self._was_fallen:

@@ -115,7 +115,8 @@ class SimulatedWalk:
         i.states_s = i.imu_s = t
         i.q_measured[:] = s.position
         i.q_received[:] = True
-        i.imu_yaw_rad = spatial.yaw_of(self._imu_attitude())
+        i.imu_attitude[:] = self._imu_attitude()
+        i.imu_yaw_rad = spatial.yaw_of(i.imu_attitude)
         i.fsr_total_n[:] = (float(np.sum(s.fsr_left)), float(np.sum(s.fsr_right)))
         i.fsr_s[:] = t
         i.stiffness[:] = s.stiffness

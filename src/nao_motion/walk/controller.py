@@ -51,16 +51,17 @@ import numpy as np
 
 from ..footsteps.footstep import FeetState, Footstep, Leg
 from ..footsteps.gait_config import DEFAULT_GAIT_CONFIG
-from ..footsteps.pose2d import Pose2D
+from ..footsteps.pose2d import Pose2D, mean_pose
 from ..kinematics import ForwardKinematics
 from ..model import NaoModel
 from ..postures import posture
-from ..spatial import inverse, yaw_of
+from ..spatial import inverse, rot_z, yaw_of
 from ..wholebody.balancer import WalkReference
 from .arm_swing import ARM_SWING_JOINTS
 from .balancer_reference import balancer_reference, world_from_odom
 from .heading_correction import HeadingCorrection, HeadingCorrectionConfig
 from .landing import Landing
+from .leg_odometry import SOLES, LegOdometry
 from .pattern_generator import WalkConfig, WalkOutput, WalkPatternGenerator
 from .start_feet import start_from_actual_feet
 
@@ -107,6 +108,7 @@ class WalkControllerConfig:
     move_arms_enabled_rarm: bool = True
     com_feedback_gain: float = 0.0  # [0, 1]; read when a walk starts
     heading_correction_gain: float = 1.0  # [0, 1]; read when a walk starts
+    position_correction_gain: float = 0.0  # [0, 1]; read when a walk starts (off: see heading_correction)
     foot_contact_protection: bool = True
     foot_contact_min_force_n: float = 10.0
     stiffness_protection: bool = True
@@ -122,7 +124,7 @@ class WalkControllerConfig:
                 return f"{f.name} must be a bool, got {value!r}"
             if f.type == "float" and not (isinstance(value, float) and math.isfinite(value)):
                 return f"{f.name} must be a finite double, got {value!r}"
-        for name in ("com_feedback_gain", "heading_correction_gain"):
+        for name in ("com_feedback_gain", "heading_correction_gain", "position_correction_gain"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 return f"{name} must be in [0, 1], got {getattr(self, name)!r}"
         for name in ("foot_contact_min_force_n", "user_arm_hold_s", "stale_timeout_s", "move_init_timeout_s"):
@@ -199,6 +201,8 @@ class WalkInputs:
     torso_s: float
     imu_yaw_rad: float
     imu_s: float
+    # (3, 3) the IMU's torso attitude in a gravity-aligned frame: its roll and pitch (its yaw is imu_yaw_rad)
+    imu_attitude: np.ndarray
     fsr_total_n: np.ndarray  # (2,) N, total of each foot's 4 sensors [left, right]
     fsr_s: np.ndarray  # (2,) when each foot's forces arrived
     stiffness: np.ndarray  # (26,) 0..1
@@ -210,7 +214,7 @@ class WalkInputs:
         return cls(
             time_s=0.0, q_measured=np.zeros(n), q_received=np.zeros(n, dtype=bool), states_s=-math.inf,
             q_commanded=np.zeros(n), commanded_received=np.zeros(n, dtype=bool), torso_world=np.eye(4),
-            torso_s=-math.inf, imu_yaw_rad=0.0, imu_s=-math.inf, fsr_total_n=np.full(2, math.nan),
+            torso_s=-math.inf, imu_yaw_rad=0.0, imu_s=-math.inf, imu_attitude=np.eye(3), fsr_total_n=np.full(2, math.nan),
             fsr_s=np.full(2, -math.inf),
             stiffness=np.ones(n),  # until told otherwise every joint is stiff (the collision filter's convention)
         )
@@ -256,7 +260,6 @@ class _Measurement:
     left_sole_world: np.ndarray  # 4x4
     right_sole_world: np.ndarray  # 4x4
     com_world_m: np.ndarray
-    footprint_world: np.ndarray  # 4x4, REP-120 base_footprint (yaw of the torso)
 
 
 class WalkController:
@@ -300,6 +303,12 @@ class WalkController:
         self._anchored_q, self._anchored_torso = np.zeros(model.n_joints), np.zeros((4, 4))
         self.odom_from_world: np.ndarray | None = None
         self.previous_odom: tuple[float, Pose2D] | None = None
+        # The sensed odometry (``walk.leg_odometry``): continuous in odom from the first
+        # measurement on, not moved by the re-anchoring; and, for the walk running, the rigid
+        # transform from it to the plan's frame at the walk's start (where the sensed feet were
+        # the planner's planted feet).
+        self.leg_odometry = LegOdometry(self.fk)
+        self.planned_from_sensed = Pose2D(0.0, 0.0, 0.0)
         init_q = posture(model, WALK_POSTURE)
         self.init_indices = np.concatenate([self.leg_indices, *self.arm_joint_indices])
         self.init_q = init_q  # moveInit's posture: legs and arms of StandInit
@@ -379,6 +388,8 @@ class WalkController:
         steps, feet, killed = self._steps_now(now_s)
         if self.state in (WalkState.IDLE, WalkState.INITIALIZING) and measurement is not None:
             self._anchor(feet, measurement, inputs)
+        if measurement is not None and self.world_from_odom is not None:
+            self._sense_odometry(inputs)
         blocked = out.blocked = self._protection(inputs)
         if self.state is WalkState.IDLE and steps:
             reason = blocked or (None if measurement is not None and self.world_from_odom is not None
@@ -406,6 +417,26 @@ class WalkController:
             self._odometry(measurement, now_s)
         return out
 
+    def _sense_odometry(self, inputs: WalkInputs) -> None:
+        """One cycle of the sensed odometry: FK of the measured joints (``_measure`` computed it),
+        the IMU's attitude with its yaw, the FSR totals (each only when fresh)."""
+        odometry, state = self.leg_odometry, self._measured_state
+        now_s, stale_s = inputs.time_s, self.config.stale_timeout_s
+        if not odometry.started:  # where the odometry has the robot until now: odom is the planner's frame
+            odometry.reset(self.odom_from_world @ inputs.torso_world, state)
+        attitude = None
+        if now_s - inputs.imu_s <= stale_s:
+            a = inputs.imu_attitude
+            attitude = rot_z(inputs.imu_yaw_rad - math.atan2(a[1, 0], a[0, 0])) @ a
+        forces = inputs.fsr_total_n if np.all(now_s - inputs.fsr_s <= stale_s) else None
+        odometry.update(state, attitude, forces)
+
+    def _sensed_soles(self) -> dict[Leg, Pose2D]:
+        """Each sole's sensed pose on the floor, in odom (the sensed odometry's torso and FK)."""
+        torso = self.leg_odometry.torso_odom
+        return {leg: Pose2D.from_transform(torso @ self.fk.pose(self._measured_state, sole))
+                for leg, sole in SOLES.items()}
+
     def _measure(self, inputs: WalkInputs) -> _Measurement | None:
         stale_s, now_s = self.config.stale_timeout_s, inputs.time_s
         if (now_s - inputs.torso_s > stale_s or now_s - inputs.states_s > stale_s
@@ -414,8 +445,7 @@ class WalkController:
         state = self.fk.compute(inputs.q_measured, out=self._measured_state)
         torso = inputs.torso_world
         return _Measurement(torso @ self.fk.pose(state, "l_sole"), torso @ self.fk.pose(state, "r_sole"),
-                            torso[:3, :3] @ state.com_torso_m + torso[:3, 3],
-                            torso @ self.fk.ground_frame(state, yaw_from="torso"))
+                            torso[:3, :3] @ state.com_torso_m + torso[:3, 3])
 
     def _steps_now(self, now_s: float) -> tuple[tuple[Footstep, ...], FeetState | None, bool]:
         """The steps not yet ended (the one in progress first), the planted feet at now_s, and
@@ -508,7 +538,11 @@ class WalkController:
         self.generator.reset(start_feet, self._odom_point(measurement.com_world_m)[:2])
         self.generator_time_s = now_s - self.dt_s  # its last sample's time
         gain = cfg.heading_correction_gain
-        self.heading = HeadingCorrection(config.phases, HeadingCorrectionConfig(gain=gain))
+        self.heading = HeadingCorrection(config.phases, HeadingCorrectionConfig(
+            gain=gain, position_gain=cfg.position_correction_gain))
+        sensed = self._sensed_soles()
+        self.planned_from_sensed = (mean_pose(feet.left, feet.right)
+                                    * mean_pose(sensed[Leg.LEFT], sensed[Leg.RIGHT]).inverse()).normalized()
         self.heading_corrected = gain > 0.0 and now_s - inputs.imu_s <= cfg.stale_timeout_s
         model_yaw = yaw_of(inputs.torso_world)
         self.heading.reset(start_feet, inputs.imu_yaw_rad if self.heading_corrected else model_yaw, model_yaw)
@@ -572,7 +606,7 @@ class WalkController:
             gen.feed_back_com(self._odom_point(measurement.com_world_m)[:2])
         else:
             out.warnings.append(("open_loop", "joint_states or torso pose stale: walking open loop"))
-        executed = self._executed(inputs, steps, feet)
+        executed = self._executed(inputs, steps, feet, measurement is not None)
         # One generator sample per motion cycle of the clock, not per call: when the clock jumps
         # several cycles (a late message, the simulator catching up), one sample would leave the
         # COM behind the time-based ZMP reference and feet, and the robot falls.
@@ -598,9 +632,10 @@ class WalkController:
         self._references(gen_out)
         self._arm_swing(gen_out.arm_offsets_rad, now_s)
 
-    def _executed(self, inputs: WalkInputs, steps, feet: FeetState):
-        """The plan started from the actual feet and turned by the heading correction; a stale IMU
-        or torso pose leaves the heading as it is."""
+    def _executed(self, inputs: WalkInputs, steps, feet: FeetState, measured: bool):
+        """The plan started from the actual feet and turned by the heading correction and shifted
+        by the position correction (the sensed soles in the plan's frame); a stale IMU or torso
+        pose leaves the heading as it is, stale joints the position."""
         now_s = inputs.time_s
         model_yaw = yaw_of(inputs.torso_world)
         fresh = now_s - min(inputs.imu_s, inputs.torso_s) <= self.config.stale_timeout_s
@@ -608,7 +643,10 @@ class WalkController:
             self.outputs.warnings.append(("heading", "imu or torso pose stale: the heading correction holds"))
         imu_yaw = inputs.imu_yaw_rad if self.heading_corrected and fresh else None
         steps, feet = start_from_actual_feet(steps, feet, self.planned_start, self.actual_start)
-        return self.heading.update(now_s, steps, feet, imu_yaw, model_yaw)
+        sensed = None
+        if measured and self.leg_odometry.started:
+            sensed = {leg: (self.planned_from_sensed * sole).normalized() for leg, sole in self._sensed_soles().items()}
+        return self.heading.update(now_s, steps, feet, imu_yaw, model_yaw, sensed)
 
     def _references(self, gen_out: WalkOutput) -> None:
         out = self.outputs
@@ -628,9 +666,10 @@ class WalkController:
 
     def _odometry(self, measurement: _Measurement, now_s: float) -> None:
         out = self.outputs
-        pose = Pose2D.from_transform(self.odom_from_world @ measurement.footprint_world)
-        if self.state is not WalkState.IDLE:  # idle, the anchoring itself keeps odom the planner's frame
-            pose = self.heading.planned_from_executed(pose)
+        # Sensed (walk.leg_odometry), not the balancer's torso: that one is where the plan put the
+        # robot (its Fixed feet's targets), and would report a goal reached that weak or late
+        # servos fell short of.
+        pose = self.leg_odometry.footprint(self._measured_state)
         out.odometry = pose
         if self.previous_odom is not None and now_s > self.previous_odom[0]:
             then_s, before = self.previous_odom

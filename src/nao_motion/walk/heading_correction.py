@@ -1,4 +1,5 @@
-"""Heading correction: the steps the walk executes are turned by the heading the feet lost.
+"""Heading and position correction: the steps the walk executes are turned by the heading the
+feet lost and shifted by the distance the sensed odometry says the robot fell short of its plan.
 
 Why. The walk is open loop in the floor plane: the balancer places each foot relative to the
 others as planned, assuming the planted feet do not move. They do: measured in the simulator
@@ -19,6 +20,15 @@ executed plane) is turned by minus the heading error not yet corrected, about th
 foot (the point the robot stands on, so the steps already taken stay where they are). Every
 pose not yet reached is executed through ``C``: the swinging foot's target and all later
 steps; a planted foot keeps the correction it landed with, so a planted foot is never moved.
+Position, in the same transform: the feet also land off their targets, by what the servos do
+not track (weaker or later than the model: 70 % servos walked 0.83 m of a planned 1 m, every
+step ~7 mm short); the balancer's model does not see that, the sensed odometry
+(``walk.leg_odometry``: support-foot kinematics of the measured joints) does. At the same
+lift-off, after the turn, ``C``'s translation is set so that the support foot as sensed (in the
+plan's frame) maps onto the support foot as executed: the steps not yet taken then go from where
+the robot really stands to the planned targets (the next step longer or shorter by the error),
+so a moveTo ends at its goal as the sensed odometry measures it, up to the last step's own
+error. At most ``max_step_shift_m`` per lift-off (a misread foot, a push), times ``position_gain``.
 The plan itself (the footstep planner's queue, its odometry frame) is not changed: the walk
 executes a corrected copy of it, and reports odometry through ``C`` back in the planner's
 frame (``planned_from_executed``), which is then the robot's pose including the turn its feet
@@ -26,19 +36,20 @@ lost, as the planner expects it.
 
 Per cycle (before ``WalkPatternGenerator.step``)::
 
-    steps, feet = correction.update(t_s, planner_steps, planner_feet, imu_yaw_rad, model_yaw_rad)
+    steps, feet = correction.update(t_s, planner_steps, planner_feet, imu_yaw_rad, model_yaw_rad, sensed_feet)
     output = generator.step(t_s, steps, feet)
 
 ``imu_yaw_rad``: the torso's measured yaw (IMU orientation); ``model_yaw_rad``: the torso's yaw
 in the balancer's world (its torso pose, the one that goes with the joints measured now). Both
-only count from ``reset`` on (their start values are the reference). The executed steps are
+only count from ``reset`` on (their start values are the reference). ``sensed_feet``: each
+sole's sensed floor pose in the planner's frame (None: not measured this cycle, no shift). The executed steps are
 rebuilt only when the plan, the correction or a planted foot changes.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ..footsteps.footstep import FeetState, Footstep, Leg
@@ -52,17 +63,25 @@ IDENTITY = Pose2D(0.0, 0.0, 0.0)
 
 @dataclass(frozen=True)
 class HeadingCorrectionConfig:
-    """Fraction of the measured heading error corrected at each lift-off, and a per-step bound."""
+    """Fraction of the measured heading (position) error corrected at each lift-off, and a per-step bound."""
 
     gain: float = 1.0
+    position_gain: float = 1.0
     # A step turns at most MaxStepTheta (0.349 rad) and the clipping's hard limit is 0.524 rad:
     # a bounded correction keeps every executed step near its clipped plan even if the IMU
     # reads a jump (a push, a collision).
     max_step_correction_rad: float = 0.05
+    # 70 % servos lose ~7 mm per 4 cm step: twice that per lift-off catches up within a step or
+    # two, and a step stays within a centimetre and a half of its clipped plan (feet apart).
+    max_step_shift_m: float = 0.015
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.gain) and 0.0 <= self.gain <= 1.0):
             raise ValueError(f"gain must be in [0, 1], got {self.gain!r}")
+        if not (math.isfinite(self.position_gain) and 0.0 <= self.position_gain <= 1.0):
+            raise ValueError(f"position_gain must be in [0, 1], got {self.position_gain!r}")
+        if not (math.isfinite(self.max_step_shift_m) and 0.0 < self.max_step_shift_m <= 0.05):
+            raise ValueError(f"max_step_shift_m must be in (0, 0.05], got {self.max_step_shift_m!r}")
         if not (math.isfinite(self.max_step_correction_rad) and 0.0 < self.max_step_correction_rad <= 0.2):
             raise ValueError(f"max_step_correction_rad must be in (0, 0.2], got {self.max_step_correction_rad!r}")
 
@@ -93,6 +112,7 @@ class HeadingCorrection:
         self._leg_correction = {Leg.LEFT: IDENTITY, Leg.RIGHT: IDENTITY}  # what each planted foot landed with
         self._planted = {Leg.LEFT: feet.left, Leg.RIGHT: feet.right}
         self._lifted: Footstep | None = None
+        self._support_error: dict[Leg, tuple[float, float]] = {}  # each foot's sensed - planned (m) when it last supported
         self._plan_in: tuple[Sequence[Footstep], FeetState] | None = None
         self._executed: tuple[tuple[Footstep, ...], FeetState] = ((), feet)
 
@@ -108,7 +128,7 @@ class HeadingCorrection:
 
     def update(
         self, t_s: float, steps: Sequence[Footstep], feet: FeetState, imu_yaw_rad: float | None,
-        model_yaw_rad: float,
+        model_yaw_rad: float, sensed_feet: Mapping[Leg, Pose2D] | None = None,
     ) -> tuple[tuple[Footstep, ...], FeetState]:
         """The executed steps and planted feet at ``t_s`` for the planner's ``steps`` and ``feet``.
 
@@ -131,7 +151,10 @@ class HeadingCorrection:
         if (current is not None and not _same_step(current, self._lifted)
                 and t_s >= self.phases.swing_start_s(current)):
             self._lifted = current
-            changed |= self._turn_about(feet.pose(current.support_leg), current.support_leg)
+            support_leg = current.support_leg
+            changed |= self._turn_about(feet.pose(support_leg), support_leg)
+            if sensed_feet is not None:
+                changed |= self._shift_to(feet, support_leg, sensed_feet)
         if changed or not self._same_plan(steps, feet):
             self._plan_in = (steps, feet)
             self._executed = self._execute(steps, feet)
@@ -146,6 +169,44 @@ class HeadingCorrection:
             return False
         support = self._leg_correction[support_leg] * support_planned
         self.correction = (rotation_about(support.x, support.y, turn_rad) * self.correction).normalized()
+        return True
+
+    def _shift_to(self, feet: FeetState, support_leg: Leg, sensed_feet: Mapping[Leg, Pose2D]) -> bool:
+        """Shift ``C`` so that the next targets lie from where the robot really stands as planned
+        (gain, bounded): ``C`` maps the support foot as executed from the support foot's planned
+        pose plus the feet's mean error (sensed - planned).
+
+        The mean of both feet's errors, not the support foot's alone: weak hips land each foot
+        ~2 cm inward of its target (the left toward -y, the right toward +y); following the
+        support foot alone moved the next target by that each step, narrowed the stance by twice
+        the bias and the feet collided (the robot fell within 3 s). The other foot's error is the
+        one it had when it last supported (at the previous lift-off): by now it is unloaded and
+        may have been dragged, which moves it but not where the robot stands."""
+        cfg = self.config
+        planned = feet.pose(support_leg)
+        sensed = sensed_feet[support_leg]
+        error = (sensed.x - planned.x, sensed.y - planned.y)
+        other = support_leg.other
+        if other not in self._support_error:  # the walk's first lift-off: the other foot has not moved yet
+            o_planned, o_sensed = feet.pose(other), sensed_feet[other]
+            self._support_error[other] = (o_sensed.x - o_planned.x, o_sensed.y - o_planned.y)
+        other_error = self._support_error[other]
+        self._support_error[support_leg] = error
+        # Where the robot stands, as the support foot's pose would be with the mean error.
+        sx = planned.x + 0.5 * (error[0] + other_error[0])
+        sy = planned.y + 0.5 * (error[1] + other_error[1])
+        executed = self._leg_correction[support_leg] * planned
+        c, s = math.cos(self.correction.theta), math.sin(self.correction.theta)
+        dx = executed.x - (c * sx - s * sy) - self.correction.x
+        dy = executed.y - (s * sx + c * sy) - self.correction.y
+        scale = cfg.position_gain
+        length_m = math.hypot(dx, dy) * scale
+        if length_m > cfg.max_step_shift_m:
+            scale *= cfg.max_step_shift_m / length_m
+        if scale * math.hypot(dx, dy) < 1e-6:
+            return False
+        c = self.correction
+        self.correction = Pose2D(c.x + scale * dx, c.y + scale * dy, c.theta)
         return True
 
     def _same_plan(self, steps: Sequence[Footstep], feet: FeetState) -> bool:
