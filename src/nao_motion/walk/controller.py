@@ -644,7 +644,8 @@ class WalkController:
         imu_yaw = inputs.imu_yaw_rad if self.heading_corrected and fresh else None
         steps, feet = start_from_actual_feet(steps, feet, self.planned_start, self.actual_start)
         sensed = None
-        if measured and self.leg_odometry.started:
+        # The sensed soles only serve the position correction (off by default): not every cycle for nothing.
+        if measured and self.leg_odometry.started and self.heading.config.position_gain > 0.0:
             sensed = {leg: (self.planned_from_sensed * sole).normalized() for leg, sole in self._sensed_soles().items()}
         return self.heading.update(now_s, steps, feet, imu_yaw, model_yaw, sensed)
 
