@@ -45,6 +45,8 @@ class LegObstacleGuard:
         pattern = rows.pattern[:, self._columns]
         self._rows = np.flatnonzero(pattern.any(axis=1))  # the leg shapes' rows
         n, m = len(self._columns), len(self._rows)
+        # Where the leg rows' coefficients sit in the rows' A, flat: one take per call, no gather.
+        self._a_index = np.ravel_multi_index(np.ix_(self._rows, self._columns), rows.A.shape)
         self._qp = FixedPatternQP(np.vstack([pattern[self._rows], np.eye(n, dtype=bool)]), np.eye(n, dtype=bool),
                                   SOLVER)
         self._qp.P[:] = np.eye(n)
@@ -65,8 +67,9 @@ class LegObstacleGuard:
             return False
         rows = self.rows
         rows.relax()
-        np.copyto(self._a_rows, rows.A[np.ix_(self._rows, self._columns)])
-        np.multiply(rows.upper[self._rows], self.dt_s, out=self._u_rows)
+        rows.A.take(self._a_index, out=self._a_rows)
+        rows.upper.take(self._rows, out=self._u_rows)
+        self._u_rows *= self.dt_s
         np.minimum(self._u_rows, INFINITY, out=self._u_rows)
         if self._excess(self._wish) <= ROW_TOLERANCE_RAD:
             return False
