@@ -354,6 +354,37 @@ def test_goal_pose_in_odom_is_where_the_sensed_odometry_has_it_and_markers_are_d
         probe.sense(probe.idle().robot_position())
 
 
+
+def test_a_move_to_the_odometry_says_ended_short_walks_the_rest(running):
+    """A moveTo (goal_pose) has walked its plan; the walk's odom, on the planted feet, says the
+    robot stands 5 cm short of it: the planner plans the rest (the core's closing moveTo), ending
+    where the goal is, and its diagnostics count the correction."""
+    _, probe = running
+    idle = probe.idle()
+    probe.sense(idle.robot_position())  # odom on the plan
+    target = (idle.robot_position() * Pose2D(0.1, 0.0, 0.0)).normalized()
+    try:
+        plan = probe.send("goal_pose", goal(target.x, target.y, target.theta))
+        assert plan.accepted_commands == idle.accepted_commands + 1 and plan.steps
+        assert probe.wait(lambda: not probe.plans[-1].steps, 15.0), "the moveTo's plan did not end"
+        ended = probe.latest()
+        assert_pose_close(ended.robot_position(), target)
+        probe.sense((target * Pose2D(-0.05, 0.0, 0.0)).normalized())  # 5 cm short, by odom
+        assert probe.wait(lambda: probe.plans[-1].steps, 5.0), "no closing moveTo"
+        closing = probe.latest()
+        feet = final_feet(closing)
+        reached = FootstepPlan(0, 0, 0, feet[Leg.LEFT], feet[Leg.RIGHT], ()).robot_position()
+        assert_pose_close(reached, target * Pose2D(0.05, 0.0, 0.0))
+        assert closing.accepted_commands == plan.accepted_commands  # the planner's own, not a command
+
+        def corrections() -> int:
+            with probe.cond:
+                statuses = [s for d in probe.diagnostics for s in d.status if s.name == "nao_motion: footstep_planner"]
+            return int({kv.key: kv.value for kv in statuses[-1].values}.get("move_to_corrections", 0))
+        assert probe.wait(lambda: corrections() == 1, 5.0)
+    finally:
+        probe.sense(probe.idle().robot_position())  # killMove, and odom back on the plan
+
 def request_msg(legs, poses, times, clear=False, speed=False):
     return encode_request(FootstepRequest(legs, poses, times, clear, speed))
 

@@ -5,7 +5,8 @@ the three footstep-clipping stages, moveTo / move / moveToward /
 setFootSteps(WithSpeed) planners, and a time-advanced step queue with
 NAOqi's unchangeable preview window. Units: metres, radians, seconds.
 
-Entry point for the ROS adapter: ``FootstepPlanner``.
+Entry point for the ROS adapter: ``FootstepPlannerCycle`` (a ``FootstepPlanner``, its frame
+against the walk's odometry, moveTo's closing steps).
 """
 
 from .clipping import (
@@ -28,8 +29,10 @@ from .gait_config import (
     get_move_config,
     parse_move_config,
 )
+from .move_to_correction import MoveToCorrection, MoveToCorrectionConfig
 from .normalized_velocity import normalized_length_to_si_length, normalized_length_to_si_velocity
 from .planner import FootstepPlanner, WalkMode
+from .planner_cycle import FootstepPlannerCycle
 from .pose2d import Pose2D
 from .step_queue import DEFAULT_PREVIEW_S, StepQueue
 
@@ -42,12 +45,15 @@ __all__ = [
     "Footstep",
     "FootstepError",
     "FootstepPlanner",
+    "FootstepPlannerCycle",
     "GAIT_PARAMETERS",
     "GaitConfig",
     "InvalidCommandError",
     "Leg",
     "MoveConfig",
     "MoveConfigError",
+    "MoveToCorrection",
+    "MoveToCorrectionConfig",
     "NAO_FOOT_BOXES",
     "Pose2D",
     "StepQueue",

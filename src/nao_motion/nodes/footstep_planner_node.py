@@ -16,7 +16,13 @@ still, keeps ``plan_from_odom`` = planned base_footprint * sensed base_footprint
 (``nao_motion.footsteps.plan_frame``; during a walk the last standing one is kept; none
 received: identity). A ``goal_pose`` in ``odom`` is brought into the plan's frame through it, so
 the robot walks from where it senses itself to that place in ``odom``; the markers are drawn in
-``odom`` through it, under the robot.
+``odom`` through it, under the robot. A moveTo closes on its goal as ``odom`` sees it
+(``nao_motion.footsteps.move_to_correction``): its goal is kept in ``odom``, and when its last step
+has ended and a sample on the planted feet was compared, a moveTo that ended farther than
+``move_to_tolerance_m`` / ``move_to_tolerance_rad`` from it walks the rest (a closing moveTo,
+planned and clipped like any), at most ``move_to_max_corrections`` times; any other command ends
+it. The core of all this is ``nao_motion.footsteps.FootstepPlannerCycle``, which the in-process
+chain runs too.
 
 | kind | name | type | meaning |
 |---|---|---|---|
@@ -28,13 +34,15 @@ the robot walks from where it senses itself to that place in ``odom``; the marke
 | sub | `footsteps/request` | std_msgs/Float64MultiArray | setFootSteps / setFootStepsWithSpeed (legs, poses relative to the other foot, times or speeds, clearExisting); layout in `nao_motion.ros.footstep_messages` |
 | pub | `footsteps/plan` | std_msgs/Float64MultiArray (transient local) | planted feet + every planned step (leg, times on the node's clock, poses in the plan's frame `footstep_plan`, gait values, unchangeable flag), on every change and at 2 Hz; layout and codec in `nao_motion.ros.footstep_messages` |
 | pub | `footsteps/markers` | visualization_msgs/MarkerArray | with the plan while subscribed, frame `odom` (the plan's poses through `plan_from_odom`: drawn under the robot): NAO sole boxes; left green, right red; planted feet dark, unchangeable steps opaque, changeable steps translucent |
-| pub | `/diagnostics` | diagnostic_msgs/DiagnosticArray | cycle time, mode, steps, unchangeable steps, accepted and refused commands, last refusal, `plan_from_odom` (x, y, theta) and the odometry samples compared |
+| pub | `/diagnostics` | diagnostic_msgs/DiagnosticArray | cycle time, mode, steps, unchangeable steps, accepted and refused commands, last refusal, `plan_from_odom` (x, y, theta), the odometry samples compared, the running moveTo's closing moveTos and what was left when its last one ended |
 | srv | `stop_move` | std_srvs/Trigger | stopMove: the unchangeable steps, then the feet together |
 | srv | `kill_move` | std_srvs/Trigger | killMove: every step dropped at once, the one in progress included |
 | param | `MaxStepX`, `MaxStepY`, `MaxStepTheta`, `MaxStepFrequency`, `StepHeight`, `TorsoWx`, `TorsoWy` | double | the move config (NAOqi keys, m / rad / normalised), NAOqi's defaults and ranges; used from the next command |
 | param | `Left<key>`, `Right<key>` (e.g. `LeftStepHeight`) | double | per-foot override of a key for cmd_vel / cmd_vel_normalized; NaN (default) = the common value |
 | param | `frequency` | double | moveToward's/move's normalised step frequency, [0, 1] (1.0) |
 | param | `max_goal_distance_m` | double | goal_pose farther than this from the robot is refused as unreachable (20.0) |
+| param | `move_to_tolerance_m`, `move_to_tolerance_rad` | double | a moveTo (goal_pose, ALMotion's moveTo) that ends farther than this from its goal by `odom` walks the rest: m in [0.005, 1] (0.02), rad in [0.01, pi] (0.05) |
+| param | `move_to_max_corrections` | integer | closing moveTos a moveTo may walk, [0, 10] (3; 0: the plan alone, as before) |
 | param | `nao_version`, `preview_s` | string, double (start-up) | V5/V6 (cycle time); NAOqi's preview window, s (0.8) |
 
 Parameter changes are validated as a whole with the planner's own move-config parser
@@ -58,8 +66,8 @@ from std_msgs.msg import Bool, ColorRGBA, Float64MultiArray
 from std_srvs.srv import Trigger
 from visualization_msgs.msg import Marker, MarkerArray
 
-from ..footsteps import NAO_FOOT_BOXES, FootstepError, FootstepPlanner, Leg, Pose2D, WalkMode
-from ..footsteps.plan_frame import PlanFrame
+from ..footsteps import (NAO_FOOT_BOXES, FootstepError, FootstepPlanner, FootstepPlannerCycle, Leg,
+                         MoveToCorrectionConfig, Pose2D, WalkMode)
 from ..footsteps.step_queue import DEFAULT_PREVIEW_S
 from ..footsteps.gait_config import FREQUENCY_KEY, GAIT_PARAMETERS, MoveConfigError, parse_move_config
 from ..model import NaoModel
@@ -89,8 +97,9 @@ class FootstepPlannerNode(Node):
                                        "unchangeable (s)", minimum=0.0, maximum=10.0, startup=True)})
         version, preview_s = startup["nao_version"], startup["preview_s"]
         self.model = NaoModel(version)
-        self.planner = FootstepPlanner(now_s=self._now_s(), preview_s=preview_s)
-        self.plan_frame = PlanFrame()  # plan_from_odom: identity until the walk's odom is compared
+        # The core: the planner, its frame against the walk's odom, moveTo's closing steps.
+        self.cycle = FootstepPlannerCycle(FootstepPlanner(now_s=self._now_s(), preview_s=preview_s))
+        self.planner, self.plan_frame = self.cycle.planner, self.cycle.plan_frame
         self.accepted = self.refused = 0
         self.last_refusal = "none"
         # The gait's keys are checked by the planner's move-config parser, on the same table
@@ -107,6 +116,14 @@ class FootstepPlannerNode(Node):
         specs["max_goal_distance_m"] = ParameterSpec(20.0, "goal_pose farther than this (m) is refused as "
                                                            "unreachable", minimum=0.0, maximum=1000.0,
                                                      exclusive_minimum=True)
+        closing = MoveToCorrectionConfig()
+        specs["move_to_tolerance_m"] = ParameterSpec(closing.tolerance_m, "a moveTo that ends farther than this "
+                                                     "(m) from its goal, by the walk's odom, walks the rest",
+                                                     minimum=0.005, maximum=1.0)
+        specs["move_to_tolerance_rad"] = ParameterSpec(closing.tolerance_rad, "the same for its heading (rad)",
+                                                       minimum=0.01, maximum=math.pi)
+        specs["move_to_max_corrections"] = ParameterSpec(closing.max_corrections, "closing moveTos a moveTo may "
+                                                         "walk (0: none, the plan alone)", minimum=0, maximum=10)
         self.params = ValidatedParameters(self, specs, self._validate, self._apply)
 
         self.tf = TfListener(self)
@@ -151,38 +168,35 @@ class FootstepPlannerNode(Node):
             entries.append([FREQUENCY_KEY, values["frequency"]])
         return entries
 
+    @staticmethod
+    def _closing_config(values: dict) -> MoveToCorrectionConfig:
+        return MoveToCorrectionConfig(values["move_to_tolerance_m"], values["move_to_tolerance_rad"],
+                                      values["move_to_max_corrections"])
+
     def _validate(self, values: dict) -> str | None:
         try:
             parse_move_config(self._move_config(values, per_foot=True))
         except MoveConfigError as err:
             self.last_refusal = f"parameters: {err}"
             return str(err)
-        return None
+        return self._closing_config(values).validate()
 
     def _apply(self, values: dict) -> None:
         self.velocity_config = self._move_config(values, per_foot=True)
         self.move_to_config = self._move_config(values, per_foot=False)
         self.max_goal_distance_m = values["max_goal_distance_m"]
+        self.cycle.set_correction(self._closing_config(values))
 
     # --- commands -----------------------------------------------------------------------------
     def _now_s(self) -> float:
         return self.get_clock().now().nanoseconds * 1e-9
 
     def _advance(self) -> None:
-        now_s = self._now_s()
-        if now_s < self.planner.now_s:
+        if self.cycle.advance_to(self._now_s(), self.walk_initializing):
             # The clock went back (simulation reset): the plan's times are meaningless now.
-            feet = self.planner.feet
-            self.planner.reset(feet.left, feet.right, now_s)
-            self.plan_frame.restart_clock()
             self.last_plan_s = -math.inf  # published again at once, dated on the new clock
             throttled_warning(self, "clock", "the clock went back: plan dropped, feet kept")
-        done = self.planner.advance_to(now_s)
-        if done:
-            self.plan_frame.feet_planted_at(done[-1].end_s)
-        if self.walk_initializing:
-            self.planner.hold_start()
-        if self.planner.current_step() is None:  # mid-step nothing compares: the sample waits in DDS
+        if self.cycle.wants_odometry:  # mid-step nothing compares: the sample waits in DDS
             self._observe_odometry()
 
     def _observe_odometry(self) -> None:
@@ -202,7 +216,11 @@ class FootstepPlannerNode(Node):
         stamp_s = stamp_seconds(msg.header.stamp)
         if stamp_s <= 0.0:  # unstamped: taken as of now
             stamp_s = self.planner.now_s
-        self.plan_frame.observe(Pose2D.from_transform(pose), stamp_s, self.planner.feet, self.planner.steps())
+        if self.cycle.observe(Pose2D.from_transform(pose), stamp_s):
+            rest = self.cycle.correction.last_remaining
+            self.get_logger().info(f"moveTo ended {math.hypot(rest.x, rest.y) * 100:.1f} cm, "
+                                   f"{math.degrees(rest.theta):.1f} deg off its goal (odom): walking the rest "
+                                   f"(correction {self.cycle.correction.corrections})")
 
     def _command(self, source: str, command: Callable[[], None]) -> bool:
         """Run a planner command now; a refusal keeps the plan and is logged with the reason."""
@@ -227,11 +245,13 @@ class FootstepPlannerNode(Node):
 
     def on_cmd_vel(self, msg: Twist) -> None:
         v, w = msg.linear, msg.angular
-        self._command("cmd_vel", lambda: self.planner.move(v.x, v.y, w.z, self.velocity_config))
+        self._command("cmd_vel", lambda: self.cycle.other_command(
+            lambda: self.planner.move(v.x, v.y, w.z, self.velocity_config)))
 
     def on_cmd_vel_normalized(self, msg: Twist) -> None:
         v, w = msg.linear, msg.angular
-        self._command("cmd_vel_normalized", lambda: self.planner.move_toward(v.x, v.y, w.z, self.velocity_config))
+        self._command("cmd_vel_normalized", lambda: self.cycle.other_command(
+            lambda: self.planner.move_toward(v.x, v.y, w.z, self.velocity_config)))
 
     def on_goal_pose(self, msg: PoseStamped) -> None:
         self._advance()  # the newest odometry first: plan_from_odom as of now
@@ -246,7 +266,7 @@ class FootstepPlannerNode(Node):
             self._refuse("goal_pose", f"unreachable: {distance_m:.2f} m away, more than "
                                       f"max_goal_distance_m ({self.max_goal_distance_m} m)")
             return
-        self._command("goal_pose", lambda: self.planner.move_to(
+        self._command("goal_pose", lambda: self.cycle.move_to(
             relative.x, relative.y, relative.theta, self.move_to_config))
 
     def _goal_in_plan(self, msg: PoseStamped) -> Pose2D:
@@ -277,11 +297,11 @@ class FootstepPlannerNode(Node):
             self._refuse("footsteps/request", str(err))
             return
         method = self.planner.set_foot_steps_with_speed if request.with_speed else self.planner.set_foot_steps
-        self._command("footsteps/request",
-                      lambda: method(request.legs, request.poses, request.timing, request.clear_existing))
+        self._command("footsteps/request", lambda: self.cycle.other_command(
+            lambda: method(request.legs, request.poses, request.timing, request.clear_existing)))
 
     def on_stop_move(self, request: Trigger.Request, response: Trigger.Response):
-        response.success = self._command("stop_move", self.planner.stop_move)
+        response.success = self._command("stop_move", lambda: self.cycle.other_command(self.planner.stop_move))
         response.message = f"stopping after {len(self.planner.steps())} steps"
         return response
 
@@ -291,9 +311,7 @@ class FootstepPlannerNode(Node):
         return response
 
     def _kill_move(self) -> None:
-        self.planner.kill_move()
-        # The step in progress is dropped: the plan's feet stand as they are from now on.
-        self.plan_frame.feet_planted_at(self.planner.now_s)
+        self.cycle.kill_move()
 
     # --- cycle --------------------------------------------------------------------------------
     def on_cycle(self) -> None:
@@ -312,9 +330,12 @@ class FootstepPlannerNode(Node):
             "refused_commands": self.refused, "last_refusal": self.last_refusal,
             "plan_from_odom": _pose_text(self.plan_frame.plan_from_odom),
             "odometry_samples": self.plan_frame.samples,
+            "move_to_corrections": self.cycle.correction.corrections,
+            "move_to_rest": "none" if self.cycle.correction.last_remaining is None else
+                            _pose_text(self.cycle.correction.last_remaining),
         })
         self.diagnostics.set_status(DiagnosticStatus.OK, self.planner.mode.value)
-        if not steps and self.planner.mode is WalkMode.IDLE:
+        if not steps and self.planner.mode is WalkMode.IDLE and not self.cycle.closing:
             self.cycle_timer.cancel()
 
     def _publish_plan(self) -> None:

@@ -32,7 +32,7 @@ settled on the floor; every node starts from the measured pose) at the planner's
 ``odom`` and ``wb_world`` coincide until the walk turns them apart (heading correction).
 
     walk = SimulatedWalk(NaoModel("V5"))
-    walk.planner.move_to(1.0, 0.0, 0.0)
+    walk.move_to(1.0, 0.0, 0.0)                  # or walk.planner.move(...), ... (FootstepPlanner)
     walk.finish()
     walk.true_moved(), walk.planned_moved()   # ground truth vs odometry
 """
@@ -49,7 +49,7 @@ from .. import spatial
 from ..collision.filter_cycle import CollisionFilterCycle
 from ..collision.obstacles import ObstacleSet, ObstacleSlots
 from ..collision.reference import parse_targets
-from ..footsteps import FootstepPlanner, Pose2D
+from ..footsteps import FootstepPlanner, FootstepPlannerCycle, Pose2D
 from ..model import NaoModel
 from ..walk import ARM_SWING_JOINTS
 from ..walk.controller import WalkController, WalkInputs, WalkOutputs, WalkState, walk_plan
@@ -80,7 +80,11 @@ class SimulatedWalk:
         self._obstacle_state = b.fk.new_state()
         fk_state = b.fk.compute(b.q)
         left, right = (b.torso_world @ b.fk.pose(fk_state, sole) for sole in ("l_sole", "r_sole"))
-        self.planner = FootstepPlanner(Pose2D.from_transform(left), Pose2D.from_transform(right))
+        # The planner node's core: the planner, its frame against the walk's odometry, moveTo's
+        # closing steps (``move_to`` goes through it; ``planner`` is its FootstepPlanner).
+        self.planner_cycle = FootstepPlannerCycle(FootstepPlanner(Pose2D.from_transform(left), Pose2D.from_transform(right)))
+        self.planner = self.planner_cycle.planner
+        self._odometry_s = 0.0  # the stamp of the walk's last odometry (its measurements')
         self._plan_key: tuple | None = None
         self.controller = WalkController(model)
         c = self.controller
@@ -122,14 +126,22 @@ class SimulatedWalk:
         i.stiffness[:] = s.stiffness
 
     def _publish_plan(self) -> None:
-        """The planner node's footsteps/plan: sent when its steps or feet changed."""
-        planner = self.planner
-        planner.advance_to(self.time_s)
+        """The planner node's cycle (its odometry: the walk's of the last cycle, as over DDS) and
+        its footsteps/plan, sent when its steps or feet changed."""
+        planner, core = self.planner, self.planner_cycle
+        core.advance_to(self.time_s)
+        odometry = self.walk_outputs.odometry
+        if odometry is not None and core.wants_odometry:
+            core.observe(odometry, self._odometry_s)
         steps, feet = planner.steps(), planner.feet
         key = (len(steps), steps[0] if steps else None, steps[-1] if steps else None, feet.left, feet.right)
         if self._plan_key is None or any(a is not b for a, b in zip(key, self._plan_key)):
             self._plan_key = key
             self.inputs.plan = walk_plan(planner.now_s, feet.left, feet.right, steps)
+
+    def move_to(self, x_m: float, y_m: float, theta_rad: float, move_config=None) -> None:
+        """moveTo, as the planner node takes a goal: closed on through the sensed odometry."""
+        self.planner_cycle.move_to(x_m, y_m, theta_rad, move_config)
 
     def send_joint_targets(self, names: Sequence[str], positions_rad: Sequence[float],
                            speeds_radps: Sequence[float] = (), speed_fraction: float = 0.3) -> float:
@@ -152,8 +164,9 @@ class SimulatedWalk:
         self.filter.cycle(t, self.state.stiffness, self.state.position)
         c = self.controller
         out = c.cycle(self.inputs)
+        self._odometry_s = t
         if out.kill_move:
-            self.planner.kill_move()
+            self.planner_cycle.kill_move()
         if out.state is WalkState.INITIALIZING:
             self.planner.hold_start()
         # The walk node's joint_targets, as the collision filter node takes them: from the robot's
