@@ -781,7 +781,8 @@ class WholeBodyBalancer:
         """Largest t in [0, 1] for which t x keeps the feet and balance rows within the acceptance
         tolerance (0 when x is not finite or no such t > 0 exists)."""
         solver, rows = self.qp.solver, self.qp.checked_rows()
-        v, over, under = self._checked_values, self._checked_over, self._checked_under
+        k = rows.stop - rows.start
+        v, over, under = self._checked_values[:k], self._checked_over[:k], self._checked_under[:k]
         lo, hi, tol = solver.l[rows], solver.u[rows], self.config.acceptance_tolerance
         np.matmul(solver.A[rows], x, out=v)
         np.subtract(v, hi, out=over)

@@ -215,7 +215,7 @@ class ObstacleClearance(ClearanceConstraint):
 
     A point p (torso frame) of a limb moves in the world at v + w x R p + R J_p(q) q_dot, so its
     row is [R n, R (p x n), n . J_p]: the torso's twist moves every limb, the joints their own.
-    Off (zero, unbounded, not computed) while no obstacle is declared.
+    Absent from the problem (optional; zero, unbounded, not computed) while no obstacle is declared.
     """
 
     def __init__(self, ctx: WholeBodyContext, variable_scale: np.ndarray):
@@ -230,21 +230,21 @@ class ObstacleClearance(ClearanceConstraint):
         step_max = np.concatenate([[cfg.torso_max_speed_mps] * 3, [cfg.torso_max_rate_radps] * 3,
                                    ctx.vmax_joint_fastest[ctx.motor]])
         super().__init__(pattern, ctx.dt_s, step_max * ctx.dt_s, cfg.obstacle_margin_m, cfg.obstacle_influence_m,
-                         cfg.obstacle_recovery_speed_mps, row_scale=1.0 / np.max(variable_scale), checked=True)
-        self._on = False
+                         cfg.obstacle_recovery_speed_mps, row_scale=1.0 / np.max(variable_scale), checked=True,
+                         optional=True)
 
     def prepare(self) -> None:
         super().prepare()
-        self._on = False
+        self.present = False
 
     def fill(self) -> None:
         ctx = self.ctx
         if not ctx.obstacles.used.any():
-            if self._on:
+            if self.present:
                 self.clear()
-                self._on = False
+                self.present = False
             return
-        self._on = True
+        self.present = True
         cfg = ctx.config
         self.margin_m, self.influence_m = cfg.obstacle_margin_m, cfg.obstacle_influence_m
         self.recovery_mps = cfg.obstacle_recovery_speed_mps
