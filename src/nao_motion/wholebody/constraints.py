@@ -153,7 +153,12 @@ class ComInPolygon(Constraint):
 class CoupledLimits(Constraint):
     """Joints whose range depends on another's (HeadPitch on HeadYaw, each AnkleRoll on its
     AnklePitch): per (dependent, driver, table_deg, symmetric) pair, ``CoupledLimitRows`` valid for
-    one step of the driver within its box (rows in rad per step, divided by dt)."""
+    one step of the driver within its box (rows in rad per step, divided by dt).
+
+    Three pairs of a few rows each: Python floats throughout (numpy's calls on such small arrays
+    cost more than the arithmetic), and a pair's coefficients are written into A only when its
+    rows' table segments change (the key of ``CoupledLimitRows.rows``).
+    """
 
     def __init__(self, ctx: WholeBodyContext, pairs: list[tuple[str, str, np.ndarray, bool]], box: VariableBox):
         model, k = ctx.model, CoupledLimitRows.n_rows
@@ -167,37 +172,41 @@ class CoupledLimits(Constraint):
             pattern[i * k: (i + 1) * k, columns] = True
         super().__init__(pattern)
         self.ctx, self.box = ctx, box
-        # Per pair: [c_dependent, c_driver] . step <= rhs (rad per step).
-        self.coefficients = np.zeros((len(pairs), k, 2))
-        self.rhs = np.zeros((len(pairs), k))
-        self._used = np.zeros((len(pairs), k), dtype=bool)
-        self._unused = np.zeros((len(pairs), k), dtype=bool)
-        # A's entries of the pairs' rows, in the coefficients' order.
-        rows = np.repeat(np.arange(k * len(pairs)), 2)
-        self._entries = (rows, np.array([c for columns in self.columns for c in columns * k]))
+        # Per pair: the key of the coefficients in A, and [c_dependent, c_driver] . step <= rhs
+        # (rad per step) per row, for snap.
+        self._keys: list[tuple[int, ...] | None] = [None] * len(pairs)
+        self._coefficients: list[list[list[float]]] = [[] for _ in pairs]
+        self._rhs: list[list[float]] = [[] for _ in pairs]
+        self._bounds = [0.0] * (k * len(pairs))  # the rows' upper bounds (rad/s), handed over at once
 
     def prepare(self) -> None:
         self.off()
+        self._keys = [None] * len(self._keys)
 
     def fill(self) -> None:
-        ctx, box, dt = self.ctx, self.box, self.ctx.dt_s
+        q, dt, k = self.ctx.q, self.ctx.dt_s, CoupledLimitRows.n_rows
+        lower, upper, bounds = self.box.lower, self.box.upper, self._bounds
         for i, (rows, (dependent, driver), (_, driver_column)) in enumerate(zip(self.rows, self.joints, self.columns)):
-            rows.fill(ctx.q[driver], ctx.q[dependent], box.lower[driver_column] * dt, box.upper[driver_column] * dt,
-                      self.coefficients[i], self.rhs[i], self._used[i])
-        np.logical_not(self._used, out=self._unused)
-        np.copyto(self.rhs, INFINITY, where=self._unused)
-        self.A[self._entries] = self.coefficients.reshape(-1)
-        np.divide(self.rhs.reshape(-1), dt, out=self.upper)
+            key, rhs = rows.rows(q[driver], q[dependent], lower[driver_column] * dt, upper[driver_column] * dt)
+            if key != self._keys[i]:
+                self._keys[i] = key
+                coefficients = rows.block(key)[0]
+                self.A[i * k: (i + 1) * k, self.columns[i]] = coefficients
+                self._coefficients[i] = coefficients.tolist()
+            self._rhs[i] = rhs
+            bounds[i * k: (i + 1) * k] = [r / dt if segment >= 0 else INFINITY for r, segment in zip(rhs, key)]
+        self.upper[:] = bounds
 
     def snap(self, step_motor: np.ndarray) -> bool:
         """Move each dependent joint's step (the QP's motors, rad) back onto a row it exceeds
         (solver tolerance); returns whether a step ends on a row.
 
         The rows are conservative over the step, so a step that keeps them keeps the coupled
-        range; their dependent coefficient is +1 (upper) or -1 (lower).
+        range; their dependent coefficient is +1 (upper) or -1 (lower). An unused row repeats its
+        bound's first: its excess is that row's.
         """
         on_row = False
-        for (dependent, driver), coefficients, rhs in zip(self.columns, self.coefficients.tolist(), self.rhs.tolist()):
+        for (dependent, driver), coefficients, rhs in zip(self.columns, self._coefficients, self._rhs):
             dependent, driver = dependent - N_BASE, driver - N_BASE
             dy, dx = float(step_motor[dependent]), float(step_motor[driver])
             excesses = [c_y * dy + c_x * dx - r for (c_y, c_x), r in zip(coefficients, rhs)]
