@@ -329,8 +329,7 @@ class WholeBodyBalancer:
         self.foot_target: dict[str, np.ndarray] = {f: self._foot_targets[SOLE[f]] for f in FEET}
         self._sole_index = np.array([self.fk.fixed_frame_names.index(SOLE_FRAME[f]) for f in FEET])
         self._sole_poses = np.zeros((len(FEET), 4, 4))
-        self._sole_inverses = np.tile(np.eye(4), (len(FEET), 1, 1))
-        self._implied_torso = np.zeros((len(FEET), 4, 4))
+        self._implied_torso = np.tile(np.eye(4), (len(FEET), 1, 1))
         self._target_version = {f: 0 for f in FEET}
         self._polygon_cache: dict = {}
         self.effector_target: dict[str, np.ndarray] = {}  # Head: 3x3 rotation; arms: position (W)
@@ -672,16 +671,16 @@ class WholeBodyBalancer:
             self.torso_world[:3, :3] = spatial.rotation_from_vector(twist[3:]) @ self.torso_world[:3, :3]
             self.torso_world[:3, 3] += twist[:3]
             return
-        # Torso pose each foot implies: its target composed with the inverse of its torso-frame pose.
-        poses, inverses, implied = self._sole_poses, self._sole_inverses, self._implied_torso
+        # Torso pose each foot implies: its target composed with the inverse of its torso-frame
+        # pose, R = R_target R_sole', p = p_target - R p_sole.
+        poses, implied, targets = self._sole_poses, self._implied_torso, self._foot_targets
         state.frame_poses.take(self._sole_index, axis=0, out=poses)
-        np.copyto(inverses[:, :3, :3], poses[:, :3, :3].transpose(0, 2, 1))
-        np.matmul(inverses[:, :3, :3], poses[:, :3, 3:], out=inverses[:, :3, 3:])
-        np.negative(inverses[:, :3, 3:], out=inverses[:, :3, 3:])
-        np.matmul(self._foot_targets, inverses, out=implied)
+        rotations, positions = implied[:, :3, :3], implied[:, :3, 3:]
+        np.matmul(targets[:, :3, :3], poses[:, :3, :3].transpose(0, 2, 1), out=rotations)
+        np.matmul(rotations, poses[:, :3, 3:], out=positions)
+        np.subtract(targets[:, :3, 3:], positions, out=positions)
         if len(fixed) == 2:  # halfway between the two
-            half = 0.5 * spatial.rotation_error(implied[1, :3, :3], implied[0, :3, :3])
-            np.matmul(spatial.rotation_from_vector(half), implied[0, :3, :3], out=self.torso_world[:3, :3])
+            spatial.rotation_halfway(implied[0, :3, :3], implied[1, :3, :3], out=self.torso_world[:3, :3])
             np.add(implied[0, :3, 3], implied[1, :3, 3], out=self.torso_world[:3, 3])
             self.torso_world[:3, 3] *= 0.5
         else:
