@@ -209,6 +209,9 @@ def test_rotation_vector_round_trip_and_the_rotation_halfway():
         turn *= rng.uniform(0.0, 3.0) / np.linalg.norm(turn)
         end = spatial.rotation_from_vector(turn) @ start
         np.testing.assert_allclose(spatial.rotation_error(end, start), turn, atol=1e-9)
+        vector = np.zeros(3)
+        assert spatial.rotation_error(end, start, out=vector) is vector
+        np.testing.assert_allclose(vector, turn, atol=1e-9)
         spatial.rotation_halfway(start, end, out=out)
         np.testing.assert_allclose(out, spatial.rotation_from_vector(0.5 * turn) @ start, atol=1e-12)
     spatial.rotation_halfway(start, start, out=out)

@@ -92,10 +92,15 @@ def _exp_rows(wx: float, wy: float, wz: float) -> list[list[float]]:
             [c * x * z - s * y, c * y * z + s * x, 1.0 - c * (x * x + y * y)]]
 
 
-def rotation_error(target: np.ndarray, current: np.ndarray) -> np.ndarray:
-    """Rotation vector (frame of both) taking the 3x3 rotation `current` to `target`."""
+def rotation_error(target: np.ndarray, current: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """Rotation vector (frame of both) taking the 3x3 rotation `current` to `target` (into
+    `out`, (3,), when given)."""
     # Scalar arithmetic: a few floats are cheaper than numpy calls.
-    return np.array(_log_of_rows((target @ current.T).tolist()))
+    vector = _log_of_rows((target @ current.T).tolist())
+    if out is None:
+        return np.array(vector)
+    out[:] = vector
+    return out
 
 
 def rotation_from_vector(w: np.ndarray) -> np.ndarray:

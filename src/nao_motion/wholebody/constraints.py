@@ -84,7 +84,7 @@ class FootContact(Constraint):
         pose, target, lo = ctx.jac.frame_pose_world[self.frame], self.target_world, self.lower
         if self.state is FootState.FIXED:
             np.subtract(target[:3, 3], pose[:3, 3], out=lo[:3])
-            lo[3:] = spatial.rotation_error(target[:3, :3], pose[:3, :3])
+            spatial.rotation_error(target[:3, :3], pose[:3, :3], out=lo[3:])
             lo *= gain
             np.copyto(self.upper, lo)
             return
@@ -119,7 +119,6 @@ class ComInPolygon(Constraint):
         self.polygon: SupportPolygon | None = None
         self._com_xy = np.zeros(2)
         self._slack = np.zeros(MAX_EDGES)
-        self._braking = np.zeros(MAX_EDGES)
         self._past = np.zeros(MAX_EDGES, dtype=bool)
 
     def prepare(self) -> None:
@@ -134,16 +133,15 @@ class ComInPolygon(Constraint):
         k = polygon.n_edges
         np.matmul(polygon.normals_xy, ctx.jac.com_jacobian[:2], out=self.A[:k])
         np.add(ctx.jac.com_world_m[:2], ctx.com_drift_m[:2], out=self._com_xy)
-        slack, braking, past = self._slack[:k], self._braking[:k], self._past[:k]
+        slack, bound, past = self._slack[:k], lo[:k], self._past[:k]
         polygon.edge_distances(self._com_xy, out=slack)
         slack -= cfg.margin_m
         # Approaching the margin: braked; past it (linearisation, solver tolerance): back at once.
-        np.divide(slack, -cfg.com_approach_time_s, out=braking)
+        np.divide(slack, -cfg.com_approach_time_s, out=bound)
         np.less(slack, 0.0, out=past)
         np.divide(slack, -ctx.dt_s, out=slack)
         np.minimum(slack, cfg.recovery_speed_mps, out=slack)
-        np.copyto(braking, slack, where=past)
-        lo[:k] = braking
+        np.copyto(bound, slack, where=past)
 
     def relax(self) -> None:
         """No recovery push: a COM past the margin may stay where it is."""
