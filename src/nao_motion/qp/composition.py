@@ -132,8 +132,9 @@ class ComposedQP:
         if optional and optional != constraints[-1:]:
             raise ValueError("at most one constraint can be optional, and it must be laid out last")
         self._optional = optional[0] if optional else None
+        optional_rows = sum(c.n_rows for c in optional)
         self.solver = FixedPatternQP(a_pattern, p_pattern, settings, Preconditioning(row_scale, scale, cost_scale),
-                                     optional_rows=sum(c.n_rows for c in optional))
+                                     optional_rows=optional_rows)
         start = 0
         checked = []
         for constraint in constraints:
@@ -144,8 +145,14 @@ class ComposedQP:
             start = span.stop
         if checked and checked != list(range(checked[0], checked[-1] + 1)):
             raise ValueError("the checked constraints must be laid out next to each other")
-        self._checked = slice(checked[0], checked[-1] + 1) if checked else slice(0, 0)
-        self._p_diagonal = self.solver.P.reshape(-1)[:: n + 1]  # a view of P's diagonal
+        checked_rows = slice(checked[0], checked[-1] + 1) if checked else slice(0, 0)
+        # Per number of rows OSQP solves (all, or without the optional ones): the checked ones.
+        self._checked = {m: slice(checked_rows.start, min(checked_rows.stop, m))
+                         for m in (self.solver.m, self.solver.m - optional_rows)}
+        # Views the assembly uses, made once: P's diagonal, J', W as a column, (W J)'.
+        self._p_diagonal = self.solver.P.reshape(-1)[:: n + 1]
+        self._jacobian_t, self._weighted_t = self._jacobian.T, self._weighted.T
+        self._weight_column = self._weight[:, None]
         for part in [*tasks, *constraints]:
             part.prepare()
 
@@ -172,11 +179,11 @@ class ComposedQP:
         if self._optional is not None:
             qp.use_optional_rows(self._optional.present)
         # P = J' W J + diag(d + r); q = -(J' W v + d t).
-        np.multiply(self._jacobian, self._weight[:, None], out=self._weighted)
-        np.matmul(self._jacobian.T, self._weighted, out=qp.P)
+        np.multiply(self._jacobian, self._weight_column, out=self._weighted)
+        np.matmul(self._jacobian_t, self._weighted, out=qp.P)
         self._p_diagonal += self._diagonal_weight
         self._p_diagonal += self._regularisation
-        np.matmul(self._weighted.T, self._target, out=qp.q)
+        np.matmul(self._weighted_t, self._target, out=qp.q)
         np.multiply(self._diagonal_weight, self._diagonal_target, out=self._diagonal_product)
         qp.q += self._diagonal_product
         np.negative(qp.q, out=qp.q)
@@ -193,4 +200,4 @@ class ComposedQP:
 
     def checked_rows(self) -> slice:
         """The rows of the checked constraints in the problem OSQP solves."""
-        return slice(self._checked.start, min(self._checked.stop, self.solver.m_solved))
+        return self._checked[self.solver.m_solved]

@@ -35,13 +35,15 @@ class VariableBox(Constraint):
         self.A[:] = np.eye(self.ctx.n)
         self.upper[:N_BASE] = [cfg.torso_max_speed_mps] * 3 + [cfg.torso_max_rate_radps] * 3
         self.lower[:N_BASE] = -self.upper[:N_BASE]
+        self._lower_rows, self._upper_rows = self.lower[N_BASE:], self.upper[N_BASE:]
 
     def fill(self) -> None:
-        ctx = self.ctx
-        lo, hi = self.lower[N_BASE:], self.upper[N_BASE:]
-        np.subtract(self._lower_motor, ctx.q_motor, out=lo)
+        ctx, lo, hi = self.ctx, self._lower_rows, self._upper_rows
+        # lo = -min((q - lower) / dt, vmax) (= max((lower - q) / dt, -vmax), no -vmax to make).
+        np.subtract(ctx.q_motor, self._lower_motor, out=lo)
         lo /= ctx.dt_s
-        np.maximum(lo, -ctx.vmax_motor, out=lo)
+        np.minimum(lo, ctx.vmax_motor, out=lo)
+        np.negative(lo, out=lo)
         np.subtract(self._upper_motor, ctx.q_motor, out=hi)
         hi /= ctx.dt_s
         np.minimum(hi, ctx.vmax_motor, out=hi)
@@ -73,18 +75,26 @@ class FootContact(Constraint):
         self.state = FootState.FIXED
         self.target_world = np.eye(4)
         self._held = np.zeros(6, dtype=bool)
+        # Views fill() uses, made once: the sole's Jacobian and pose (world frame).
+        self._jacobian = ctx.jac.frame_jacobian[self.frame]
+        self._pose = ctx.jac.frame_pose_world[self.frame]
+        self._position, self._rotation = self._pose[:3, 3], self._pose[:3, :3]
+        self._linear_rows = self._angular_rows = np.zeros(0)
+
+    def prepare(self) -> None:
+        self._linear_rows, self._angular_rows = self.lower[:3], self.lower[3:]
 
     def fill(self) -> None:
         ctx = self.ctx
-        np.copyto(self.A, ctx.jac.frame_jacobian[self.frame])
+        np.copyto(self.A, self._jacobian)
         if self.state is FootState.FREE:
             self.off()
             return
         gain = ctx.config.foot_feedback_gain / ctx.dt_s
-        pose, target, lo = ctx.jac.frame_pose_world[self.frame], self.target_world, self.lower
+        pose, target, lo = self._pose, self.target_world, self.lower
         if self.state is FootState.FIXED:
-            np.subtract(target[:3, 3], pose[:3, 3], out=lo[:3])
-            spatial.rotation_error(target[:3, :3], pose[:3, :3], out=lo[3:])
+            np.subtract(target[:3, 3], self._position, out=self._linear_rows)
+            spatial.rotation_error(target[:3, :3], self._rotation, out=self._angular_rows)
             lo *= gain
             np.copyto(self.upper, lo)
             return
@@ -120,26 +130,31 @@ class ComInPolygon(Constraint):
         self._com_xy = np.zeros(2)
         self._slack = np.zeros(MAX_EDGES)
         self._past = np.zeros(MAX_EDGES, dtype=bool)
+        # Views fill() uses, made once: the COM's and its drift's floor-plane parts, and per
+        # number of edges k the rows' A, lower bounds, slacks and past-the-margin flags.
+        self._com_jacobian_xy = ctx.jac.com_jacobian[:2]
+        self._com_world_xy, self._drift_xy = ctx.jac.com_world_m[:2], ctx.com_drift_m[:2]
+        self._rows: list[tuple[np.ndarray, ...]] = []
 
     def prepare(self) -> None:
         self.off()
+        self._rows = [(self.A[:k], self.lower[:k], self._slack[:k], self._past[:k]) for k in range(MAX_EDGES + 1)]
 
     def fill(self) -> None:
-        polygon, lo = self.polygon, self.lower
-        lo.fill(-INFINITY)
+        polygon = self.polygon
+        self.lower.fill(-INFINITY)
         if polygon is None:
             return
-        ctx, cfg = self.ctx, self.ctx.config
-        k = polygon.n_edges
-        np.matmul(polygon.normals_xy, ctx.jac.com_jacobian[:2], out=self.A[:k])
-        np.add(ctx.jac.com_world_m[:2], ctx.com_drift_m[:2], out=self._com_xy)
-        slack, bound, past = self._slack[:k], lo[:k], self._past[:k]
+        cfg = self.ctx.config
+        a, bound, slack, past = self._rows[polygon.n_edges]
+        np.matmul(polygon.normals_xy, self._com_jacobian_xy, out=a)
+        np.add(self._com_world_xy, self._drift_xy, out=self._com_xy)
         polygon.edge_distances(self._com_xy, out=slack)
         slack -= cfg.margin_m
         # Approaching the margin: braked; past it (linearisation, solver tolerance): back at once.
         np.divide(slack, -cfg.com_approach_time_s, out=bound)
         np.less(slack, 0.0, out=past)
-        np.divide(slack, -ctx.dt_s, out=slack)
+        np.divide(slack, -self.ctx.dt_s, out=slack)
         np.minimum(slack, cfg.recovery_speed_mps, out=slack)
         np.copyto(bound, slack, where=past)
 
