@@ -197,7 +197,7 @@ class CoupledLimits(Constraint):
         self._keys = [None] * len(self._keys)
 
     def fill(self) -> None:
-        q, dt, k = self.ctx.q, self.ctx.dt_s, CoupledLimitRows.n_rows
+        q, dt, k = self.ctx.q.tolist(), self.ctx.dt_s, CoupledLimitRows.n_rows
         lower, upper, bounds = self.box.lower, self.box.upper, self._bounds
         for i, (rows, (dependent, driver), (_, driver_column)) in enumerate(zip(self.rows, self.joints, self.columns)):
             key, rhs = rows.rows(q[driver], q[dependent], lower[driver_column] * dt, upper[driver_column] * dt)
@@ -218,10 +218,10 @@ class CoupledLimits(Constraint):
         range; their dependent coefficient is +1 (upper) or -1 (lower). An unused row repeats its
         bound's first: its excess is that row's.
         """
-        on_row = False
+        on_row, steps = False, step_motor.tolist()
         for (dependent, driver), coefficients, rhs in zip(self.columns, self._coefficients, self._rhs):
             dependent, driver = dependent - N_BASE, driver - N_BASE
-            dy, dx = float(step_motor[dependent]), float(step_motor[driver])
+            dy, dx = steps[dependent], steps[driver]
             excesses = [c_y * dy + c_x * dx - r for (c_y, c_x), r in zip(coefficients, rhs)]
             excess = max(excesses)
             if excess > 0.0:
@@ -261,7 +261,7 @@ class ObstacleClearance(ClearanceConstraint):
 
     def fill(self) -> None:
         ctx = self.ctx
-        if not ctx.obstacles.used.any():
+        if not ctx.obstacles.count:
             if self.present:
                 self.clear()
                 self.present = False
