@@ -188,6 +188,7 @@ class CoupledLimits(Constraint):
         # Per pair: the key of the coefficients in A, and [c_dependent, c_driver] . step <= rhs
         # (rad per step) per row, for snap.
         self._keys: list[tuple[int, ...] | None] = [None] * len(pairs)
+        self._inputs: list[tuple[float, ...] | None] = [None] * len(pairs)  # what the rows were made from
         self._coefficients: list[list[list[float]]] = [[] for _ in pairs]
         self._rhs: list[list[float]] = [[] for _ in pairs]
         self._bounds = [0.0] * (k * len(pairs))  # the rows' upper bounds (rad/s), handed over at once
@@ -195,12 +196,17 @@ class CoupledLimits(Constraint):
     def prepare(self) -> None:
         self.off()
         self._keys = [None] * len(self._keys)
+        self._inputs = [None] * len(self._keys)
 
     def fill(self) -> None:
         q, dt, k = self.ctx.q.tolist(), self.ctx.dt_s, CoupledLimitRows.n_rows
         lower, upper, bounds = self.box.lower, self.box.upper, self._bounds
         for i, (rows, (dependent, driver), (_, driver_column)) in enumerate(zip(self.rows, self.joints, self.columns)):
-            key, rhs = rows.rows(q[driver], q[dependent], lower[driver_column] * dt, upper[driver_column] * dt)
+            inputs = (q[driver], q[dependent], float(lower[driver_column]), float(upper[driver_column]))
+            if inputs == self._inputs[i]:  # a pair at rest (the head, standing): its rows as they were
+                continue
+            self._inputs[i] = inputs
+            key, rhs = rows.rows(inputs[0], inputs[1], inputs[2] * dt, inputs[3] * dt)
             if key != self._keys[i]:
                 self._keys[i] = key
                 coefficients = rows.block(key)[0]
