@@ -110,9 +110,8 @@ def rotation_from_vector(w: np.ndarray) -> np.ndarray:
 
 
 def rotation_halfway(start: np.ndarray, end: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """The 3x3 rotation halfway from `start` to `end` along the shortest turn, into `out`
-    (exp(log(end start') / 2) start: a matrix product and scalar arithmetic, no temporary arrays
-    of numpy's)."""
+    """The 3x3 rotation halfway from `start` to `end` along the shortest turn, into `out`:
+    exp(log(end start') / 2) start, the log and exp in scalar arithmetic between two products."""
     wx, wy, wz = _log_of_rows((end @ start.T).tolist())
     return np.matmul(_exp_rows(0.5 * wx, 0.5 * wy, 0.5 * wz), start, out=out)
 
