@@ -4,7 +4,8 @@
 
 The caller fills dense buffers (``P``, ``A``) and vectors (``q``, ``l``, ``u``) in place, then
 :meth:`FixedPatternQP.update` gathers the values at the pattern's positions into OSQP's CSC
-data arrays (one ``take`` each, orders prepared at set-up) and hands them over, and
+data arrays (one ``take`` for both: ``P`` and ``A`` are views of one buffer; the order prepared
+at set-up) and hands them over, and
 :meth:`FixedPatternQP.solve` solves, warm-started from the previous solution and duals. A row
 that is not needed this cycle stays in the pattern, relaxed with infinite bounds (``INFINITY``).
 
@@ -100,14 +101,16 @@ def _csc_order(pattern: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 class _RowsProblem:
-    """OSQP set up for the first `m` rows of the buffers: its A entries (flat indices into the
-    buffer, CSC order, with their preconditioning), its views of the scaled bounds."""
+    """OSQP set up for the first `m` rows of the buffers: the flat indices of its P and A entries
+    in the matrices' buffer (CSC order, P's then A's) with their preconditioning, the gathered
+    values (``px``, ``ax``: views) and its views of the scaled bounds."""
 
-    __slots__ = ("m", "native", "a_flat", "ax", "a_scale", "l", "u")
+    __slots__ = ("m", "native", "flat", "scale", "values", "px", "ax", "l", "u")
 
-    def __init__(self, m: int, native, a_flat: np.ndarray, a_scale: np.ndarray, l: np.ndarray, u: np.ndarray):
-        self.m, self.native, self.a_flat, self.a_scale, self.l, self.u = m, native, a_flat, a_scale, l, u
-        self.ax = np.zeros(len(a_flat))
+    def __init__(self, m: int, native, flat: np.ndarray, scale: np.ndarray, n_p: int, l: np.ndarray, u: np.ndarray):
+        self.m, self.native, self.flat, self.scale, self.l, self.u = m, native, flat, scale, l, u
+        self.values = np.zeros(len(flat))
+        self.px, self.ax = self.values[:n_p], self.values[n_p:]
 
 
 class FixedPatternQP:
@@ -126,43 +129,42 @@ class FixedPatternQP:
         if not 0 <= optional_rows <= m:
             raise ValueError(f"optional_rows must be in [0, {m}], got {optional_rows}")
         self.n, self.m = n, m
-        self.P = np.zeros((n, n))
+        # P and A are views of one buffer, l and u of another: one gather for the matrices' values,
+        # one product for the bounds' scaling.
+        self._matrices = np.zeros((n + m, n))
+        self.P, self.A = self._matrices[:n], self._matrices[n:]
         self.q = np.zeros(n)
-        self.A = np.zeros((m, n))
-        self.l = np.full(m, -INFINITY)
-        self.u = np.full(m, INFINITY)
+        self._bounds = np.array([np.full(m, -INFINITY), np.full(m, INFINITY)])
+        self.l, self.u = self._bounds
         self.x = np.zeros(n)
         p_upper = np.triu(np.asarray(p_pattern, dtype=bool) | np.eye(n, dtype=bool))
-        p_indices, p_indptr, self._p_flat = _csc_order(p_upper)
-        self._px = np.zeros(len(self._p_flat))
+        p_indices, p_indptr, p_flat = _csc_order(p_upper)
         pre = preconditioning or Preconditioning(np.ones(m), np.ones(n))
         d, e = np.asarray(pre.variable_scale, dtype=float), np.asarray(pre.row_scale, dtype=float)
         if d.shape != (n,) or e.shape != (m,) or not (np.all(d > 0) and np.all(e > 0) and pre.cost_scale > 0):
             raise ValueError("preconditioning needs a positive scale per variable and per row, and a positive cost scale")
-        rows_p, cols_p = np.divmod(self._p_flat, n)
-        self._p_scale = pre.cost_scale * d[rows_p] * d[cols_p]
+        rows_p, cols_p = np.divmod(p_flat, n)
+        p_scale = pre.cost_scale * d[rows_p] * d[cols_p]
         self._q_scale = pre.cost_scale * d
         self._row_scale, self._variable_scale = e, d
         self._scaled = preconditioning is not None
         # Scaled copies handed to OSQP (without preconditioning: the buffers themselves).
-        self._q, self._l, self._u = (np.zeros(n), np.zeros(m), np.zeros(m)) if self._scaled else \
-            (self.q, self.l, self.u)
+        self._q, self._scaled_bounds = (np.zeros(n), np.zeros((2, m))) if self._scaled else (self.q, self._bounds)
         self._zero_x, self._y = np.zeros(n), np.zeros(m)
         # Placeholder values keep every entry of the patterns (identity on P's diagonal).
-        self._px[rows_p == cols_p] = 1.0
-        p = sp.csc_matrix((self._px.copy(), p_indices, p_indptr), shape=(n, n))
-        self._problems = [self._set_up(m, a_pattern, p, d, e, settings)]
+        p = sp.csc_matrix(((rows_p == cols_p).astype(float), p_indices, p_indptr), shape=(n, n))
+        self._problems = [self._set_up(m, a_pattern, p, p_flat, p_scale, d, e, settings)]
         if optional_rows:
-            self._problems.append(self._set_up(m - optional_rows, a_pattern, p, d, e, settings))
+            self._problems.append(self._set_up(m - optional_rows, a_pattern, p, p_flat, p_scale, d, e, settings))
         self._problem = self._problems[0]
         self._stale = False  # the problem switched to has not had the matrices yet
         self._carried: _RowsProblem | None = None  # whose last solution warm-starts it
         self._solved = False  # since the warm start was last reset
         self._result = SolveResult(self.x)
 
-    def _set_up(self, m: int, a_pattern: np.ndarray, p: sp.csc_matrix, d: np.ndarray, e: np.ndarray,
-                settings: SolverSettings) -> _RowsProblem:
-        """OSQP for the first m rows of A."""
+    def _set_up(self, m: int, a_pattern: np.ndarray, p: sp.csc_matrix, p_flat: np.ndarray, p_scale: np.ndarray,
+                d: np.ndarray, e: np.ndarray, settings: SolverSettings) -> _RowsProblem:
+        """OSQP for the first m rows of A (P's entries at `p_flat`, scaled by `p_scale`)."""
         a_indices, a_indptr, a_flat = _csc_order(a_pattern[:m])
         rows_a, cols_a = np.divmod(a_flat, self.n)
         a = sp.csc_matrix((np.ones(len(a_flat)), a_indices, a_indptr), shape=(m, self.n))
@@ -172,12 +174,14 @@ class FixedPatternQP:
                      max_iter=settings.max_iter, check_termination=settings.check_termination, rho=settings.rho,
                      adaptive_rho_interval=settings.adaptive_rho_interval, polishing=settings.polishing)
         # The compiled solver behind the Python wrapper (see the module docstring).
-        return _RowsProblem(m, solver._solver, a_flat, e[rows_a] * d[cols_a], self._l[:m], self._u[:m])
+        lower, upper = self._scaled_bounds
+        return _RowsProblem(m, solver._solver, np.concatenate([p_flat, self.P.size + a_flat]),
+                            np.concatenate([p_scale, e[rows_a] * d[cols_a]]), len(p_flat), lower[:m], upper[:m])
 
     @property
     def nnz(self) -> tuple[int, int]:
         """Stored entries of (P's upper triangle, A) of the problem OSQP solves."""
-        return len(self._px), len(self._problem.ax)
+        return len(self._problem.px), len(self._problem.ax)
 
     @property
     def m_solved(self) -> int:
@@ -199,16 +203,13 @@ class FixedPatternQP:
         problem = self._problem
         if self._scaled:
             np.multiply(self.q, self._q_scale, out=self._q)
-            np.multiply(self.l, self._row_scale, out=self._l)
-            np.multiply(self.u, self._row_scale, out=self._u)
+            np.multiply(self._bounds, self._row_scale, out=self._scaled_bounds)
         problem.native.update_data_vec(self._q, problem.l, problem.u)
         if matrices or self._stale:
-            self.P.take(self._p_flat, out=self._px)
-            self.A.take(problem.a_flat, out=problem.ax)
+            self._matrices.take(problem.flat, out=problem.values)
             if self._scaled:
-                self._px *= self._p_scale
-                problem.ax *= problem.a_scale
-            problem.native.update_data_mat(self._px, None, problem.ax, None)
+                problem.values *= problem.scale
+            problem.native.update_data_mat(problem.px, None, problem.ax, None)
             self._stale = False
         if self._carried is not None:
             self._carry_warm_start(self._carried, problem)
