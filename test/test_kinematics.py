@@ -198,3 +198,21 @@ def test_quaternion_round_trip():
         r = spatial.rotation_from_rpy(*rng.uniform(-3, 3, 3))
         np.testing.assert_allclose(spatial.rotation_from_quaternion_xyzw(spatial.quaternion_xyzw_from_rotation(r)),
                                    r, atol=1e-12)
+
+
+def test_rotation_vector_round_trip_and_the_rotation_halfway():
+    rng = np.random.default_rng(10)
+    out = np.zeros((3, 3))
+    for _ in range(100):
+        start = spatial.rotation_from_rpy(*rng.uniform(-3, 3, 3))
+        turn = rng.normal(size=3)
+        turn *= rng.uniform(0.0, 3.0) / np.linalg.norm(turn)
+        end = spatial.rotation_from_vector(turn) @ start
+        np.testing.assert_allclose(spatial.rotation_error(end, start), turn, atol=1e-9)
+        vector = np.zeros(3)
+        assert spatial.rotation_error(end, start, out=vector) is vector
+        np.testing.assert_allclose(vector, turn, atol=1e-9)
+        spatial.rotation_halfway(start, end, out=out)
+        np.testing.assert_allclose(out, spatial.rotation_from_vector(0.5 * turn) @ start, atol=1e-12)
+    spatial.rotation_halfway(start, start, out=out)
+    np.testing.assert_allclose(out, start, atol=1e-15)

@@ -112,3 +112,31 @@ def test_effector_control_around_an_obstacle_on_the_way():
     assert min(truth) >= b.config.obstacle_margin_m - 2e-4
     assert min(truth) < b.config.obstacle_margin_m + 1e-3  # the sphere was in the way
     assert np.linalg.norm(hand(b) - target) < 1e-3
+
+
+def test_the_obstacle_rows_leave_the_problem_while_no_obstacle_is_declared():
+    """A sphere declared far away (cycles 50-149: its rows in the problem, all inactive) changes
+    nothing but the rows OSQP solves: the commands are the ones without it, to solver tolerance,
+    across both switches (the warm start carried over)."""
+    runs = []
+    for declared in (range(0), range(50, 150)):
+        b = WholeBodyBalancer(MODEL)
+        b.reset(posture(MODEL, "StandInit"))
+        b.apply(WholeBodySettings(effectors=frozenset({"LArm"})))
+        b.set_enabled(True)
+        b.set_effector_target("LArm", b.fk.position_in_space(b.fk.compute(b.q), "LArm", FRAME_ROBOT)[:3]
+                              + [0.08, 0.0, 0.05])
+        wish, commands, solved_rows = b.q.copy(), [], []
+        for k in range(200):
+            b.obstacles.p_m[0] = b.obstacles.q_m[0] = (2.0, 0.0, 0.0)
+            b.obstacles.radius_m[0], b.obstacles.used[0] = RADIUS_M, k in declared
+            result = b.step(wish)
+            assert result.outcome is Outcome.SOLVED, result.reason
+            commands.append(result.q.copy())
+            solved_rows.append(b.qp.solver.m_solved)
+        runs.append((np.array(commands), solved_rows))
+    (without, rows_without), (with_far, rows_with) = runs
+    m_all = b.qp.m
+    assert set(rows_without) == {m_all - b.qp.obstacles.n_rows}
+    assert rows_with[49] == rows_with[150] == m_all - b.qp.obstacles.n_rows and rows_with[50] == rows_with[149] == m_all
+    assert np.max(np.abs(with_far - without)) < 1e-5

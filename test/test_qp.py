@@ -141,3 +141,57 @@ def test_checked_constraints_must_be_next_to_each_other():
     with pytest.raises(ValueError, match="next to each other"):
         ComposedQP(n, [Track(n, 0, 1.0, 0.0)], [], [SumAtMost(n, 1.0), SumAtMost(n, 1.0, checked=False),
                                                     SumAtMost(n, 1.0)], TIGHT, regularisation=np.ones(n))
+
+
+def test_optional_rows_can_be_left_out_and_taken_back():
+    # x minimises |x - (1, 1)|^2; row 0: x_0 <= 0.5 (always), row 1 (optional): x_1 <= 0.25.
+    qp = FixedPatternQP(np.eye(2, dtype=bool), np.eye(2, dtype=bool), TIGHT, optional_rows=1)
+    qp.P[:] = qp.A[:] = np.eye(2)
+    qp.q[:] = [-1.0, -1.0]
+    qp.u[:] = [0.5, 0.25]
+    qp.update()
+    np.testing.assert_allclose(qp.solve().x, [0.5, 0.25], atol=1e-8)
+    assert qp.m_solved == 2 and qp.nnz == (2, 2)
+    qp.use_optional_rows(False)  # the optional row's buffers are not read
+    qp.update(matrices=False)  # the switch hands the matrices over anyway
+    np.testing.assert_allclose(qp.solve().x, [0.5, 1.0], atol=1e-8)
+    assert qp.m_solved == 1 and qp.nnz == (2, 1)
+    qp.use_optional_rows(True)
+    qp.update()
+    np.testing.assert_allclose(qp.solve().x, [0.5, 0.25], atol=1e-8)
+    qp.reset_warm_start()
+    qp.use_optional_rows(False)
+    qp.update()
+    np.testing.assert_allclose(qp.solve().x, [0.5, 1.0], atol=1e-8)
+
+
+class OptionalSumAtMost(SumAtMost):
+    """x_0 + x_1 <= limit while `present`."""
+
+    def __init__(self, n, limit):
+        super().__init__(n, limit)
+        self.optional = True
+        self.wanted = True
+
+    def fill(self):
+        super().fill()
+        self.present = self.wanted
+
+
+def test_an_optional_constraint_is_left_out_of_the_problem_while_absent():
+    n = 3
+    tasks = [Track(n, 0, 1.0, 1.0), Track(n, 1, 1.0, 1.0)]
+    always, optional = SumAtMost(n, 1.5), OptionalSumAtMost(n, 0.5)
+    qp = ComposedQP(n, tasks, [], [always, optional], TIGHT, regularisation=np.full(n, 1e-6))
+    for wanted, total in ((True, 0.5), (False, 1.5), (True, 0.5)):
+        optional.wanted = wanted
+        qp.fill()
+        assert qp.solve().x[:2].sum() == pytest.approx(total, abs=1e-6)
+        assert qp.checked_rows() == (slice(0, 2) if wanted else slice(0, 1))
+
+
+def test_only_the_last_constraint_can_be_optional():
+    n = 3
+    with pytest.raises(ValueError, match="optional"):
+        ComposedQP(n, [Track(n, 0, 1.0, 0.0)], [], [OptionalSumAtMost(n, 1.0), SumAtMost(n, 1.0)], TIGHT,
+                   regularisation=np.ones(n))

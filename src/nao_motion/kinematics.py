@@ -54,6 +54,12 @@ class KinematicState:
         self._slot_local = np.zeros((n_levels, n_branches, 4, 4))
         self._levels = np.tile(np.eye(4), (n_levels + 1, n_branches, 1, 1))
         self._frame_parents = np.zeros((n_fixed, 4, 4))
+        # Views compute() uses, made once (each costs about what a small numpy call does).
+        self._sines, self._cosines = self._coefficients[:, 0, 1], self._coefficients[:, 0, 2]
+        self._slot_local_flat = self._slot_local.reshape(-1, 4, 4)
+        self._levels_flat = self._levels.reshape(-1, 4, 4)
+        # Level d + 1 is level d times its joints' local transforms.
+        self._level_products = [(self._levels[d], self._slot_local[d], self._levels[d + 1]) for d in range(n_levels)]
 
     def joint_local_quaternions(self, axes_local: np.ndarray) -> np.ndarray:
         """(n, 4) quaternions (x, y, z, w) of the joint rotations: axis sin(q/2), cos(q/2)."""
@@ -154,17 +160,15 @@ class ForwardKinematics:
         """
         state = out if out is not None else self.new_state()
         self.model.mimic_hip_yaw_pitch(q, out=state.q)
-        c = state._coefficients
         state.q.take(self._q_gather, out=state.joint_angles)
-        np.sin(state.joint_angles, out=c[:, 0, 1])
-        np.cos(state.joint_angles, out=c[:, 0, 2])
-        np.subtract(1.0, c[:, 0, 2], out=c[:, 0, 2])
-        np.matmul(c, self._local_basis, out=state._local_top)
-        state._local.take(self._slot_joint, axis=0, out=state._slot_local.reshape(-1, 4, 4))
-        levels = state._levels
-        for d in range(self._n_levels):
-            np.matmul(levels[d], state._slot_local[d], out=levels[d + 1])
-        levels.reshape(-1, 4, 4).take(self._link_slot, axis=0, out=state.link_poses)
+        np.sin(state.joint_angles, out=state._sines)
+        np.cos(state.joint_angles, out=state._cosines)
+        np.subtract(1.0, state._cosines, out=state._cosines)
+        np.matmul(state._coefficients, self._local_basis, out=state._local_top)
+        state._local.take(self._slot_joint, axis=0, out=state._slot_local_flat)
+        for parents, local, children in state._level_products:
+            np.matmul(parents, local, out=children)
+        state._levels_flat.take(self._link_slot, axis=0, out=state.link_poses)
         if links_only:
             return state
         state.link_poses.take(self._fixed_parent, axis=0, out=state._frame_parents)

@@ -71,26 +71,49 @@ def inverse(t: np.ndarray) -> np.ndarray:
     return out
 
 
-def rotation_error(target: np.ndarray, current: np.ndarray) -> np.ndarray:
-    """Rotation vector (frame of both) taking the 3x3 rotation `current` to `target`."""
-    e = (target @ current.T).tolist()  # scalar arithmetic: a few floats are cheaper than numpy calls
+def _log_of_rows(e: list[list[float]]) -> tuple[float, float, float]:
+    """The rotation vector of a 3x3 rotation given as nested lists (Python floats)."""
     vx, vy, vz = 0.5 * (e[2][1] - e[1][2]), 0.5 * (e[0][2] - e[2][0]), 0.5 * (e[1][0] - e[0][1])
     s = math.sqrt(vx * vx + vy * vy + vz * vz)
     scale = math.atan2(s, 0.5 * (e[0][0] + e[1][1] + e[2][2] - 1.0)) / s if s > 1e-12 else 1.0
-    return np.array([vx * scale, vy * scale, vz * scale])
+    return vx * scale, vy * scale, vz * scale
+
+
+def _exp_rows(wx: float, wy: float, wz: float) -> list[list[float]]:
+    """The 3x3 rotation of the rotation vector (wx, wy, wz), as nested lists (Rodrigues,
+    R = I + sin K + (1 - cos) K^2)."""
+    angle = math.sqrt(wx * wx + wy * wy + wz * wz)
+    if angle < 1e-12:
+        return [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    x, y, z = wx / angle, wy / angle, wz / angle
+    s, c = math.sin(angle), 1.0 - math.cos(angle)
+    return [[1.0 - c * (y * y + z * z), c * x * y - s * z, c * x * z + s * y],
+            [c * x * y + s * z, 1.0 - c * (x * x + z * z), c * y * z - s * x],
+            [c * x * z - s * y, c * y * z + s * x, 1.0 - c * (x * x + y * y)]]
+
+
+def rotation_error(target: np.ndarray, current: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """Rotation vector (frame of both) taking the 3x3 rotation `current` to `target` (into
+    `out`, (3,), when given)."""
+    # Scalar arithmetic: a few floats are cheaper than numpy calls.
+    vector = _log_of_rows((target @ current.T).tolist())
+    if out is None:
+        return np.array(vector)
+    out[:] = vector
+    return out
 
 
 def rotation_from_vector(w: np.ndarray) -> np.ndarray:
     """The 3x3 rotation of the rotation vector w (rad; Rodrigues, R = I + sin K + (1 - cos) K^2)."""
-    wx, wy, wz = (float(v) for v in w)
-    angle = math.sqrt(wx * wx + wy * wy + wz * wz)
-    if angle < 1e-12:
-        return np.eye(3)
-    x, y, z = wx / angle, wy / angle, wz / angle
-    s, c = math.sin(angle), 1.0 - math.cos(angle)
-    return np.array([[1.0 - c * (y * y + z * z), c * x * y - s * z, c * x * z + s * y],
-                     [c * x * y + s * z, 1.0 - c * (x * x + z * z), c * y * z - s * x],
-                     [c * x * z - s * y, c * y * z + s * x, 1.0 - c * (x * x + y * y)]])
+    wx, wy, wz = np.asarray(w, dtype=float).tolist()
+    return np.array(_exp_rows(wx, wy, wz))
+
+
+def rotation_halfway(start: np.ndarray, end: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """The 3x3 rotation halfway from `start` to `end` along the shortest turn, into `out`:
+    exp(log(end start') / 2) start, the log and exp in scalar arithmetic between two products."""
+    wx, wy, wz = _log_of_rows((end @ start.T).tolist())
+    return np.matmul(_exp_rows(0.5 * wx, 0.5 * wy, 0.5 * wz), start, out=out)
 
 
 def yaw_of(t: np.ndarray) -> float:

@@ -81,23 +81,36 @@ class CoupledLimitRows:
              coefficients: np.ndarray, rhs: np.ndarray, used: np.ndarray) -> tuple[int, ...]:
         """Write (n_rows, 2) coefficients [c_y, c_x], right-hand sides and the used-row mask.
         Returns the rows' segments (-1: unused): equal keys, equal coefficients and mask."""
-        x, y, xs = float(x), float(y), self._x
-        k = min(max(bisect.bisect_right(xs, x) - 1, 0), len(xs) - 2)
-        key, rows_rhs = [], []
-        for sign, f, slopes in self._bounds:
-            rows = [k]
-            if k > 0 and xs[k] >= x + step_lo and slopes[k - 1] > slopes[k]:
-                rows.append(k - 1)  # concave kink on the left inside the step
-            if k + 2 < len(xs) and xs[k + 1] <= x + step_hi and slopes[k + 1] < slopes[k]:
-                rows.append(k + 1)  # concave kink on the right inside the step
-            for r in range(ROWS_PER_BOUND):
-                seg = rows[r] if r < len(rows) else k
-                # Line of segment `seg` at the current x, minus sign * y: the room left for the step.
-                rows_rhs.append(f[seg] + slopes[seg] * (x - xs[seg]) - sign * y)
-                key.append(seg if r < len(rows) else -1)
-        key = tuple(key)
+        key, rows_rhs = self.rows(x, y, step_lo, step_hi)
         block_coefficients, block_used = self._blocks[key]
         np.copyto(coefficients, block_coefficients)
         np.copyto(used, block_used)
         rhs[:] = rows_rhs
         return key
+
+    def block(self, key: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+        """The (n_rows, 2) coefficients [c_y, c_x] and used-row mask of the rows keyed `key`
+        (as :meth:`rows` returns it; prepared, not to be written)."""
+        return self._blocks[key]
+
+    def rows(self, x: float, y: float, step_lo: float, step_hi: float) -> tuple[tuple[int, ...], list[float]]:
+        """The rows' segments (the key of their coefficients, -1: unused) and right-hand sides
+        (rad; an unused row repeats its bound's first), in Python floats: a caller that keeps
+        the coefficients while the key stays the same needs no numpy call."""
+        x, y, xs = float(x), float(y), self._x
+        k = min(max(bisect.bisect_right(xs, x) - 1, 0), len(xs) - 2)
+        kink_left = k > 0 and xs[k] >= x + step_lo  # a kink inside the step, on the left
+        kink_right = k + 2 < len(xs) and xs[k + 1] <= x + step_hi  # on the right
+        key, rows_rhs = [], []
+        for sign, f, slopes in self._bounds:
+            rows = [k]
+            if kink_left and slopes[k - 1] > slopes[k]:  # concave
+                rows.append(k - 1)
+            if kink_right and slopes[k + 1] < slopes[k]:
+                rows.append(k + 1)
+            # Line of segment `seg` at the current x, minus sign * y: the room left for the step.
+            room = [f[seg] + slopes[seg] * (x - xs[seg]) - sign * y for seg in rows]
+            unused = ROWS_PER_BOUND - len(rows)
+            rows_rhs += room + [room[0]] * unused
+            key += rows + [-1] * unused
+        return tuple(key), rows_rhs

@@ -59,8 +59,9 @@ class ClearanceConstraint(Constraint):
     """
 
     def __init__(self, pattern: np.ndarray, dt_s: float, step_max: np.ndarray, margin_m: float,
-                 influence_m: float, recovery_mps: float, row_scale: float | np.ndarray = 1.0, checked: bool = False):
-        super().__init__(pattern, row_scale, checked)
+                 influence_m: float, recovery_mps: float, row_scale: float | np.ndarray = 1.0, checked: bool = False,
+                 optional: bool = False):
+        super().__init__(pattern, row_scale, checked, optional)
         k, n = self.pattern.shape
         self.dt_s = float(dt_s)
         self.step_max = np.asarray(step_max, dtype=float).copy()

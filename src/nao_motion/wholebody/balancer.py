@@ -317,8 +317,10 @@ class WholeBodyBalancer:
         self._x = np.zeros(self.n)
         self._last_twist = np.zeros(6)
         self._com_world = np.zeros(3)
-        n_checked = self.qp.checked_rows().stop - self.qp.checked_rows().start
-        self._checked_values, self._checked_over, self._checked_under = (np.zeros(n_checked) for _ in range(3))
+        self._x_base, self._x_motor = self._x[:N_BASE], self._x[N_BASE:]
+        # Per set of checked rows (end row: the problem OSQP solves, with or without the obstacle
+        # rows): their A, l, u and the work buffers of _feasible_fraction, made when first used.
+        self._checked_views: dict[int, tuple[np.ndarray, ...]] = {}
 
         self.settings = WholeBodySettings()
         self.q = self._ctx.q  # the command: the QP's context reads it, every change is in place
@@ -329,8 +331,12 @@ class WholeBodyBalancer:
         self.foot_target: dict[str, np.ndarray] = {f: self._foot_targets[SOLE[f]] for f in FEET}
         self._sole_index = np.array([self.fk.fixed_frame_names.index(SOLE_FRAME[f]) for f in FEET])
         self._sole_poses = np.zeros((len(FEET), 4, 4))
-        self._sole_inverses = np.tile(np.eye(4), (len(FEET), 1, 1))
-        self._implied_torso = np.zeros((len(FEET), 4, 4))
+        self._implied_torso = np.tile(np.eye(4), (len(FEET), 1, 1))
+        # The anchoring's operands, made once: the targets' rotations and positions, the soles'
+        # rotations transposed and positions, the implied torsos' rotations and positions.
+        self._anchor_views = (self._foot_targets[:, :3, :3], self._foot_targets[:, :3, 3:],
+                              self._sole_poses[:, :3, :3].transpose(0, 2, 1), self._sole_poses[:, :3, 3:],
+                              self._implied_torso[:, :3, :3], self._implied_torso[:, :3, 3:])
         self._target_version = {f: 0 for f in FEET}
         self._polygon_cache: dict = {}
         self.effector_target: dict[str, np.ndarray] = {}  # Head: 3x3 rotation; arms: position (W)
@@ -672,16 +678,16 @@ class WholeBodyBalancer:
             self.torso_world[:3, :3] = spatial.rotation_from_vector(twist[3:]) @ self.torso_world[:3, :3]
             self.torso_world[:3, 3] += twist[:3]
             return
-        # Torso pose each foot implies: its target composed with the inverse of its torso-frame pose.
-        poses, inverses, implied = self._sole_poses, self._sole_inverses, self._implied_torso
-        state.frame_poses.take(self._sole_index, axis=0, out=poses)
-        np.copyto(inverses[:, :3, :3], poses[:, :3, :3].transpose(0, 2, 1))
-        np.matmul(inverses[:, :3, :3], poses[:, :3, 3:], out=inverses[:, :3, 3:])
-        np.negative(inverses[:, :3, 3:], out=inverses[:, :3, 3:])
-        np.matmul(self._foot_targets, inverses, out=implied)
+        # Torso pose each foot implies: its target composed with the inverse of its torso-frame
+        # pose, R = R_target R_sole', p = p_target - R p_sole.
+        state.frame_poses.take(self._sole_index, axis=0, out=self._sole_poses)
+        target_rotations, target_positions, sole_rotations_t, sole_positions, rotations, positions = self._anchor_views
+        np.matmul(target_rotations, sole_rotations_t, out=rotations)
+        np.matmul(rotations, sole_positions, out=positions)
+        np.subtract(target_positions, positions, out=positions)
+        implied = self._implied_torso
         if len(fixed) == 2:  # halfway between the two
-            half = 0.5 * spatial.rotation_error(implied[1, :3, :3], implied[0, :3, :3])
-            np.matmul(spatial.rotation_from_vector(half), implied[0, :3, :3], out=self.torso_world[:3, :3])
+            spatial.rotation_halfway(rotations[0], rotations[1], out=self.torso_world[:3, :3])
             np.add(implied[0, :3, 3], implied[1, :3, 3], out=self.torso_world[:3, 3])
             self.torso_world[:3, 3] *= 0.5
         else:
@@ -780,10 +786,15 @@ class WholeBodyBalancer:
     def _feasible_fraction(self, x: np.ndarray) -> float:
         """Largest t in [0, 1] for which t x keeps the feet and balance rows within the acceptance
         tolerance (0 when x is not finite or no such t > 0 exists)."""
-        solver, rows = self.qp.solver, self.qp.checked_rows()
-        v, over, under = self._checked_values, self._checked_over, self._checked_under
-        lo, hi, tol = solver.l[rows], solver.u[rows], self.config.acceptance_tolerance
-        np.matmul(solver.A[rows], x, out=v)
+        rows = self.qp.checked_rows()
+        views = self._checked_views.get(rows.stop)
+        if views is None:
+            solver, k = self.qp.solver, rows.stop - rows.start
+            views = self._checked_views[rows.stop] = (solver.A[rows], solver.l[rows], solver.u[rows],
+                                                      np.zeros(k), np.zeros(k), np.zeros(k))
+        a, lo, hi, v, over, under = views
+        tol = self.config.acceptance_tolerance
+        np.matmul(a, x, out=v)
         np.subtract(v, hi, out=over)
         np.subtract(lo, v, out=under)
         np.maximum(over, under, out=over)
@@ -804,9 +815,9 @@ class WholeBodyBalancer:
         return outcome, reason, iterations
 
     def _integrate(self) -> None:
-        model, q, x = self.model, self.q, self._x
+        model, q = self.model, self.q
         step = self._motor_step
-        np.multiply(x[N_BASE:], self.dt_s, out=step)
+        np.multiply(self._x_motor, self.dt_s, out=step)
         on_coupled_limit = self.qp.coupled.snap(step)
         q_motor = self._ctx.q_motor  # the command the QP started from
         q_motor += step
@@ -822,4 +833,4 @@ class WholeBodyBalancer:
             q[hand] += min(max(wish[hand] - q[hand], -limit), limit)
         self._state_valid = False
         self._passed = None
-        self._last_twist[:] = x[:N_BASE]
+        np.copyto(self._last_twist, self._x_base)

@@ -35,13 +35,15 @@ class VariableBox(Constraint):
         self.A[:] = np.eye(self.ctx.n)
         self.upper[:N_BASE] = [cfg.torso_max_speed_mps] * 3 + [cfg.torso_max_rate_radps] * 3
         self.lower[:N_BASE] = -self.upper[:N_BASE]
+        self._lower_rows, self._upper_rows = self.lower[N_BASE:], self.upper[N_BASE:]
 
     def fill(self) -> None:
-        ctx = self.ctx
-        lo, hi = self.lower[N_BASE:], self.upper[N_BASE:]
-        np.subtract(self._lower_motor, ctx.q_motor, out=lo)
+        ctx, lo, hi = self.ctx, self._lower_rows, self._upper_rows
+        # lo = -min((q - lower) / dt, vmax) (= max((lower - q) / dt, -vmax), no -vmax to make).
+        np.subtract(ctx.q_motor, self._lower_motor, out=lo)
         lo /= ctx.dt_s
-        np.maximum(lo, -ctx.vmax_motor, out=lo)
+        np.minimum(lo, ctx.vmax_motor, out=lo)
+        np.negative(lo, out=lo)
         np.subtract(self._upper_motor, ctx.q_motor, out=hi)
         hi /= ctx.dt_s
         np.minimum(hi, ctx.vmax_motor, out=hi)
@@ -73,18 +75,26 @@ class FootContact(Constraint):
         self.state = FootState.FIXED
         self.target_world = np.eye(4)
         self._held = np.zeros(6, dtype=bool)
+        # Views fill() uses, made once: the sole's Jacobian and pose (world frame).
+        self._jacobian = ctx.jac.frame_jacobian[self.frame]
+        self._pose = ctx.jac.frame_pose_world[self.frame]
+        self._position, self._rotation = self._pose[:3, 3], self._pose[:3, :3]
+        self._linear_rows = self._angular_rows = np.zeros(0)
+
+    def prepare(self) -> None:
+        self._linear_rows, self._angular_rows = self.lower[:3], self.lower[3:]
 
     def fill(self) -> None:
         ctx = self.ctx
-        np.copyto(self.A, ctx.jac.frame_jacobian[self.frame])
+        np.copyto(self.A, self._jacobian)
         if self.state is FootState.FREE:
             self.off()
             return
         gain = ctx.config.foot_feedback_gain / ctx.dt_s
-        pose, target, lo = ctx.jac.frame_pose_world[self.frame], self.target_world, self.lower
+        pose, target, lo = self._pose, self.target_world, self.lower
         if self.state is FootState.FIXED:
-            np.subtract(target[:3, 3], pose[:3, 3], out=lo[:3])
-            lo[3:] = spatial.rotation_error(target[:3, :3], pose[:3, :3])
+            np.subtract(target[:3, 3], self._position, out=self._linear_rows)
+            spatial.rotation_error(target[:3, :3], self._rotation, out=self._angular_rows)
             lo *= gain
             np.copyto(self.upper, lo)
             return
@@ -119,31 +129,34 @@ class ComInPolygon(Constraint):
         self.polygon: SupportPolygon | None = None
         self._com_xy = np.zeros(2)
         self._slack = np.zeros(MAX_EDGES)
-        self._braking = np.zeros(MAX_EDGES)
         self._past = np.zeros(MAX_EDGES, dtype=bool)
+        # Views fill() uses, made once: the COM's and its drift's floor-plane parts, and per
+        # number of edges k the rows' A, lower bounds, slacks and past-the-margin flags.
+        self._com_jacobian_xy = ctx.jac.com_jacobian[:2]
+        self._com_world_xy, self._drift_xy = ctx.jac.com_world_m[:2], ctx.com_drift_m[:2]
+        self._rows: list[tuple[np.ndarray, ...]] = []
 
     def prepare(self) -> None:
         self.off()
+        self._rows = [(self.A[:k], self.lower[:k], self._slack[:k], self._past[:k]) for k in range(MAX_EDGES + 1)]
 
     def fill(self) -> None:
-        polygon, lo = self.polygon, self.lower
-        lo.fill(-INFINITY)
+        polygon = self.polygon
+        self.lower.fill(-INFINITY)
         if polygon is None:
             return
-        ctx, cfg = self.ctx, self.ctx.config
-        k = polygon.n_edges
-        np.matmul(polygon.normals_xy, ctx.jac.com_jacobian[:2], out=self.A[:k])
-        np.add(ctx.jac.com_world_m[:2], ctx.com_drift_m[:2], out=self._com_xy)
-        slack, braking, past = self._slack[:k], self._braking[:k], self._past[:k]
+        cfg = self.ctx.config
+        a, bound, slack, past = self._rows[polygon.n_edges]
+        np.matmul(polygon.normals_xy, self._com_jacobian_xy, out=a)
+        np.add(self._com_world_xy, self._drift_xy, out=self._com_xy)
         polygon.edge_distances(self._com_xy, out=slack)
         slack -= cfg.margin_m
         # Approaching the margin: braked; past it (linearisation, solver tolerance): back at once.
-        np.divide(slack, -cfg.com_approach_time_s, out=braking)
+        np.divide(slack, -cfg.com_approach_time_s, out=bound)
         np.less(slack, 0.0, out=past)
-        np.divide(slack, -ctx.dt_s, out=slack)
+        np.divide(slack, -self.ctx.dt_s, out=slack)
         np.minimum(slack, cfg.recovery_speed_mps, out=slack)
-        np.copyto(braking, slack, where=past)
-        lo[:k] = braking
+        np.copyto(bound, slack, where=past)
 
     def relax(self) -> None:
         """No recovery push: a COM past the margin may stay where it is."""
@@ -153,7 +166,12 @@ class ComInPolygon(Constraint):
 class CoupledLimits(Constraint):
     """Joints whose range depends on another's (HeadPitch on HeadYaw, each AnkleRoll on its
     AnklePitch): per (dependent, driver, table_deg, symmetric) pair, ``CoupledLimitRows`` valid for
-    one step of the driver within its box (rows in rad per step, divided by dt)."""
+    one step of the driver within its box (rows in rad per step, divided by dt).
+
+    Three pairs of a few rows each: Python floats throughout (numpy's calls on such small arrays
+    cost more than the arithmetic), and a pair's coefficients are written into A only when its
+    rows' table segments change (the key of ``CoupledLimitRows.rows``).
+    """
 
     def __init__(self, ctx: WholeBodyContext, pairs: list[tuple[str, str, np.ndarray, bool]], box: VariableBox):
         model, k = ctx.model, CoupledLimitRows.n_rows
@@ -167,39 +185,49 @@ class CoupledLimits(Constraint):
             pattern[i * k: (i + 1) * k, columns] = True
         super().__init__(pattern)
         self.ctx, self.box = ctx, box
-        # Per pair: [c_dependent, c_driver] . step <= rhs (rad per step).
-        self.coefficients = np.zeros((len(pairs), k, 2))
-        self.rhs = np.zeros((len(pairs), k))
-        self._used = np.zeros((len(pairs), k), dtype=bool)
-        self._unused = np.zeros((len(pairs), k), dtype=bool)
-        # A's entries of the pairs' rows, in the coefficients' order.
-        rows = np.repeat(np.arange(k * len(pairs)), 2)
-        self._entries = (rows, np.array([c for columns in self.columns for c in columns * k]))
+        # Per pair: the key of the coefficients in A, and [c_dependent, c_driver] . step <= rhs
+        # (rad per step) per row, for snap.
+        self._keys: list[tuple[int, ...] | None] = [None] * len(pairs)
+        self._inputs: list[tuple[float, ...] | None] = [None] * len(pairs)  # what the rows were made from
+        self._coefficients: list[list[list[float]]] = [[] for _ in pairs]
+        self._rhs: list[list[float]] = [[] for _ in pairs]
+        self._bounds = [0.0] * (k * len(pairs))  # the rows' upper bounds (rad/s), handed over at once
 
     def prepare(self) -> None:
         self.off()
+        self._keys = [None] * len(self._keys)
+        self._inputs = [None] * len(self._keys)
 
     def fill(self) -> None:
-        ctx, box, dt = self.ctx, self.box, self.ctx.dt_s
+        q, dt, k = self.ctx.q.tolist(), self.ctx.dt_s, CoupledLimitRows.n_rows
+        lower, upper, bounds = self.box.lower, self.box.upper, self._bounds
         for i, (rows, (dependent, driver), (_, driver_column)) in enumerate(zip(self.rows, self.joints, self.columns)):
-            rows.fill(ctx.q[driver], ctx.q[dependent], box.lower[driver_column] * dt, box.upper[driver_column] * dt,
-                      self.coefficients[i], self.rhs[i], self._used[i])
-        np.logical_not(self._used, out=self._unused)
-        np.copyto(self.rhs, INFINITY, where=self._unused)
-        self.A[self._entries] = self.coefficients.reshape(-1)
-        np.divide(self.rhs.reshape(-1), dt, out=self.upper)
+            inputs = (q[driver], q[dependent], float(lower[driver_column]), float(upper[driver_column]))
+            if inputs == self._inputs[i]:  # a pair at rest (the head, standing): its rows as they were
+                continue
+            self._inputs[i] = inputs
+            key, rhs = rows.rows(inputs[0], inputs[1], inputs[2] * dt, inputs[3] * dt)
+            if key != self._keys[i]:
+                self._keys[i] = key
+                coefficients = rows.block(key)[0]
+                self.A[i * k: (i + 1) * k, self.columns[i]] = coefficients
+                self._coefficients[i] = coefficients.tolist()
+            self._rhs[i] = rhs
+            bounds[i * k: (i + 1) * k] = [r / dt if segment >= 0 else INFINITY for r, segment in zip(rhs, key)]
+        self.upper[:] = bounds
 
     def snap(self, step_motor: np.ndarray) -> bool:
         """Move each dependent joint's step (the QP's motors, rad) back onto a row it exceeds
         (solver tolerance); returns whether a step ends on a row.
 
         The rows are conservative over the step, so a step that keeps them keeps the coupled
-        range; their dependent coefficient is +1 (upper) or -1 (lower).
+        range; their dependent coefficient is +1 (upper) or -1 (lower). An unused row repeats its
+        bound's first: its excess is that row's.
         """
-        on_row = False
-        for (dependent, driver), coefficients, rhs in zip(self.columns, self.coefficients.tolist(), self.rhs.tolist()):
+        on_row, steps = False, step_motor.tolist()
+        for (dependent, driver), coefficients, rhs in zip(self.columns, self._coefficients, self._rhs):
             dependent, driver = dependent - N_BASE, driver - N_BASE
-            dy, dx = float(step_motor[dependent]), float(step_motor[driver])
+            dy, dx = steps[dependent], steps[driver]
             excesses = [c_y * dy + c_x * dx - r for (c_y, c_x), r in zip(coefficients, rhs)]
             excess = max(excesses)
             if excess > 0.0:
@@ -215,7 +243,7 @@ class ObstacleClearance(ClearanceConstraint):
 
     A point p (torso frame) of a limb moves in the world at v + w x R p + R J_p(q) q_dot, so its
     row is [R n, R (p x n), n . J_p]: the torso's twist moves every limb, the joints their own.
-    Off (zero, unbounded, not computed) while no obstacle is declared.
+    Absent from the problem (optional; zero, unbounded, not computed) while no obstacle is declared.
     """
 
     def __init__(self, ctx: WholeBodyContext, variable_scale: np.ndarray):
@@ -230,21 +258,21 @@ class ObstacleClearance(ClearanceConstraint):
         step_max = np.concatenate([[cfg.torso_max_speed_mps] * 3, [cfg.torso_max_rate_radps] * 3,
                                    ctx.vmax_joint_fastest[ctx.motor]])
         super().__init__(pattern, ctx.dt_s, step_max * ctx.dt_s, cfg.obstacle_margin_m, cfg.obstacle_influence_m,
-                         cfg.obstacle_recovery_speed_mps, row_scale=1.0 / np.max(variable_scale), checked=True)
-        self._on = False
+                         cfg.obstacle_recovery_speed_mps, row_scale=1.0 / np.max(variable_scale), checked=True,
+                         optional=True)
 
     def prepare(self) -> None:
         super().prepare()
-        self._on = False
+        self.present = False
 
     def fill(self) -> None:
         ctx = self.ctx
-        if not ctx.obstacles.used.any():
-            if self._on:
+        if not ctx.obstacles.count:
+            if self.present:
                 self.clear()
-                self._on = False
+                self.present = False
             return
-        self._on = True
+        self.present = True
         cfg = ctx.config
         self.margin_m, self.influence_m = cfg.obstacle_margin_m, cfg.obstacle_influence_m
         self.recovery_mps = cfg.obstacle_recovery_speed_mps

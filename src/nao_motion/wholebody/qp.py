@@ -8,10 +8,11 @@ problem (``nao_motion.qp``), over the floating base's variables x = [v, w, q_dot
 
 Tasks, in the rows of the stacked task matrix: Head orientation, LArm / RArm position, the COM,
 the left / right swing foot, the torso's orientation; the articular wish on the joints' diagonal.
-Constraints, in the rows of A: the box, the left / right foot, the balance edges, the limbs'
-clearance from the declared obstacles (``ObstacleClearance``), the coupled head, left ankle and
-right ankle rows. A part that is off keeps its rows (zero weight, infinite
-bounds), so the pattern, and OSQP's factorisation structure, never change.
+Constraints, in the rows of A: the box, the coupled head, left ankle and right ankle rows, the
+left / right foot, the balance edges, the limbs' clearance from the declared obstacles
+(``ObstacleClearance``). A part that is off keeps its rows (zero weight, infinite bounds), so the
+pattern, and OSQP's factorisation structure, never change; the obstacle rows, the most numerous
+and usually off (no obstacle declared), are optional: OSQP solves without them meanwhile.
 
 Preconditioning (why these scales): x mixes m/s and rad/s and the rows' units differ by the
 lever arms, which ADMM's single step size does not like: with OSQP's own equilibration (redone at
@@ -73,8 +74,8 @@ class WholeBodyQP(ComposedQP):
                                            ("LAnkleRoll", "LAnklePitch", LANKLE_ROLL_VS_PITCH_DEG, False),
                                            ("RAnkleRoll", "RAnklePitch", right_ankle, False)], self.box)
         tasks = [self.head, *self.arms.values(), self.com, *self.swing_feet.values(), self.torso]
-        # The checked rows (feet, balance, obstacles) next to each other.
-        constraints = [self.box, *self.contacts.values(), self.balance, self.obstacles, self.coupled]
+        # The checked rows (feet, balance, obstacles) next to each other, the optional ones last.
+        constraints = [self.box, self.coupled, *self.contacts.values(), self.balance, self.obstacles]
         super().__init__(n, tasks, [self.articular], constraints, settings, self.regularisation(ctx),
                          variable_scale, COST_SCALE)
 

@@ -128,8 +128,8 @@ class SwingFootTask(_TargetTask):
         np.subtract(target[:3, 3], pose[:3, 3], out=linear)
         linear *= gain
         clamp_norm(linear, cfg.foot_max_speed_mps)
-        self.target[ANGULAR] = spatial.rotation_error(target[:3, :3], pose[:3, :3])
-        self.target[ANGULAR] *= gain
+        angular = spatial.rotation_error(target[:3, :3], pose[:3, :3], out=self.target[ANGULAR])
+        angular *= gain
         self.weight.fill(cfg.foot_weight)
 
 
@@ -159,18 +159,20 @@ class TorsoOrientationTask(Task):
         if self.heading_world is not None:
             gain = cfg.walk_task_gain / ctx.dt_s
             target = spatial.rotation_from_rpy(self.tilt_rad[0], self.tilt_rad[1], self.heading_world)
-            self.target[:] = spatial.rotation_error(target, torso[:3, :3])
+            spatial.rotation_error(target, torso[:3, :3], out=self.target)
             self.target *= gain
             self.weight.fill(cfg.torso_orientation_weight)
             return
-        gain = cfg.task_gain / ctx.dt_s
-        z = torso[:3, 2]
-        tilt = self.target[:2]
-        tilt[0], tilt[1] = gain * z[1], -gain * z[0]  # z_torso x z_world: turns the torso's z upright
-        clamp_norm(tilt, cfg.torso_max_rate_radps)
-        self.target[2] = 0.0
-        self.weight[:2] = cfg.torso_upright_weight
-        self.weight[2] = 0.0
+        # z_torso x z_world turns the torso's z upright, within the torso's rate (in floats: two
+        # numbers cost less in Python than in numpy).
+        gain, limit = cfg.task_gain / ctx.dt_s, cfg.torso_max_rate_radps
+        zx, zy = torso[:2, 2].tolist()
+        wx, wy = gain * zy, -gain * zx
+        rate = math.hypot(wx, wy)
+        if rate > limit:
+            wx, wy = wx * (limit / rate), wy * (limit / rate)
+        self.target[:] = (wx, wy, 0.0)
+        self.weight[:] = (cfg.torso_upright_weight, cfg.torso_upright_weight, 0.0)
 
 
 class ArticularWish(DiagonalTask):
@@ -198,7 +200,7 @@ class ArticularWish(DiagonalTask):
         self.changed = np.zeros(n_joints, dtype=bool)
         self._delta = np.zeros(n_joints)
         self._moving = np.zeros(len(ctx.motor), dtype=bool)
-        self._holding = np.zeros(len(ctx.motor), dtype=bool)
+        self._follows = np.zeros(len(ctx.motor), dtype=bool)  # moving or walk_held
         self.walk_held = np.zeros(len(ctx.motor), dtype=bool)  # set by the balancer each cycle
 
     def reset(self, q_wish: np.ndarray) -> None:
@@ -217,7 +219,6 @@ class ArticularWish(DiagonalTask):
         ctx, cfg = self.ctx, self.ctx.config
         self._moving_until_s.take(ctx.motor, out=self.target)  # scratch: the motors' hold times
         np.less(ctx.time_s, self.target, out=self._moving)
-        np.logical_not(self._moving, out=self._holding)
         self.weight.fill(cfg.articular_weight)
         np.copyto(self.weight, cfg.moving_wish_weight, where=self._moving)
         dq = self.target
@@ -226,6 +227,7 @@ class ArticularWish(DiagonalTask):
         dq /= ctx.dt_s
         np.minimum(dq, ctx.vmax_motor, out=dq)
         np.maximum(dq, -ctx.vmax_motor, out=dq)
-        np.greater(self._holding, self.walk_held, out=self._holding)  # holding and not walk_held
-        np.copyto(dq, 0.0, where=self._holding)  # held wishes: keep still, compensations stay
+        # Held wishes (neither moving nor walk_held): keep still, compensations stay.
+        np.logical_or(self._moving, self.walk_held, out=self._follows)
+        dq *= self._follows
         np.copyto(self.weight, cfg.walk_upper_body_weight, where=self.walk_held)
