@@ -89,9 +89,14 @@ class LegOdometry:
         return torso
 
     def footprint(self, state: KinematicState) -> Pose2D:
-        """REP-120 base_footprint (the soles' midpoint on the floor, the torso's yaw) in odom."""
-        level = self.torso_odom[:3, :3]
-        return Pose2D.from_transform(self.torso_odom @ self.fk.ground_frame(state, level, yaw_from="torso"))
+        """REP-120 base_footprint (the soles' midpoint on the floor, the torso's yaw) in odom: on
+        the floor plane only x, y and yaw count, so the midpoint is placed by the torso's pose and
+        the heading is the torso's (``ForwardKinematics.ground_frame`` builds the whole frame: four
+        times the numpy calls, for the same three numbers)."""
+        torso, pose = self.torso_odom, self.fk.pose
+        mid = pose(state, SOLES[Leg.LEFT])[:3, 3] + pose(state, SOLES[Leg.RIGHT])[:3, 3]
+        x, y = torso[:2, :3] @ mid
+        return Pose2D(0.5 * float(x) + float(torso[0, 3]), 0.5 * float(y) + float(torso[1, 3]), _yaw_of_rotation(torso))
 
     def _torso_rotation(self, sole_torso: np.ndarray, imu_attitude: np.ndarray | None) -> np.ndarray:
         if imu_attitude is None:
