@@ -8,8 +8,8 @@ the default MaxStepX), each after a short warm-up. Printed for each phase: CPU o
 ``joint_commands``, the simulator's missed cycles (a cycle it stepped with no new
 ``joint_commands`` since the previous one: the command came late), the cycles the simulator itself
 stepped a cycle or more late (catching up, half a cycle after the previous one), its real-time factor,
-whether the robot fell, and the CPU time the host stole from this (virtual) machine; and per node, the time it spent in its own cycles (its diagnostics'
-``busy_s``: the figure a composed process cannot give per node from /proc). Then everything again with one
+whether the robot fell, and the CPU time the host stole from this (virtual) machine; and per node, the CPU time it spent in its own cycles (its diagnostics'
+``busy_cpu_s``, the thread's CPU time; ``busy_s`` is its wall time: the figure a composed process cannot give per node from /proc). Then everything again with one
 core kept busy by a load process this benchmark starts and stops itself.
 
 ``--lola``: the robot bringup instead (``nao-motion robot``: the suite and the robot adapter to
@@ -84,18 +84,20 @@ def measure_phase(name: str, suite: Suite, monitor, seconds: float) -> dict:
             "commands_hz": (monitor.rates["joint_commands"].count - commands0) / wall,
             "missed": missed1 - missed0, "catch_up": catch_up1 - catch_up0, "cycles": cycles1 - cycles0,
             "rtf": (monitor.sim_time_s - sim0) / wall, "falls": falls1 - falls0, "steal": 100.0 * steal / wall,
-            "node_cycles": {k: 100.0 * (busy1[k] - busy0[k]) / wall for k in sorted(busy1) if k in busy0}}
+            "node_cycles": {k: 100.0 * (busy1[k][0] - busy0[k][0]) / wall for k in sorted(busy1) if k in busy0},
+            "node_cycles_cpu": {k: 100.0 * (busy1[k][1] - busy0[k][1]) / wall for k in sorted(busy1) if k in busy0}}
 
 
-def node_busy_seconds(monitor) -> dict[str, float]:
-    """Each suite node's time in its own cycles since it started (its diagnostics' busy_s): the
+def node_busy_seconds(monitor) -> dict[str, tuple[float, float]]:
+    """Each suite node's time in its own cycles since it started, wall and CPU (its diagnostics'
+    busy_s, busy_cpu_s: the thread's CPU time, without the time it waited preempted): the
     per-node figure a composed process cannot give from /proc; its executor's and DDS's work
     are not in it."""
     busy = {}
     for name, values in monitor.diagnostics.items():
         node = name.removeprefix("nao_motion: ")
-        if node != "simulator" and "busy_s" in values:
-            busy[node] = float(values["busy_s"])
+        if node != "simulator" and "busy_cpu_s" in values:
+            busy[node] = (float(values["busy_s"]), float(values["busy_cpu_s"]))
     return busy
 
 
@@ -106,8 +108,10 @@ def print_phase(result: dict, load: bool) -> None:
           f"missed cycles {result['missed']} of {result['cycles']} | stepped late by the simulator itself "
           f"{result['catch_up']} | RTF {result['rtf']:.2f} | "
           f"falls {result['falls']} | CPU stolen by the host {result['steal']:.1f} % of one core", flush=True)
-    cycles = "  ".join(f"{k} {v:4.1f}" for k, v in result["node_cycles"].items())
-    print(f"{'':21s} | per node, time in its own cycles, % of one core: {cycles}", flush=True)
+    cycles = "  ".join(f"{k} {v:4.1f}" for k, v in result["node_cycles_cpu"].items())
+    wall = "  ".join(f"{k} {v:4.1f}" for k, v in result["node_cycles"].items())
+    print(f"{'':21s} | per node, CPU time in its own cycles, % of one core: {cycles}", flush=True)
+    print(f"{'':21s} | (wall time, preemption included: {wall})", flush=True)
 
 
 @contextmanager

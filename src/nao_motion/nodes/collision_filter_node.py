@@ -60,7 +60,6 @@ Parameters (changes are validated as a whole and refused with the reason)
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 from functools import partial
 
@@ -253,7 +252,7 @@ class CollisionFilterNode(Node):
 
     # --- cycle ------------------------------------------------------------------------------
     def on_cycle(self) -> None:
-        start = time.perf_counter()
+        start = self.diagnostics.start()
         cycle = self.cycle
         if not cycle.started:
             if not np.all(self.received[self.required]):
@@ -274,7 +273,7 @@ class CollisionFilterNode(Node):
         self._publish(result, now_s)
         if result.outcome is not Outcome.SOLVED:
             throttled_warning(self, "outcome", f"collision filter: {result.reason}")
-        self.diagnostics.record(time.perf_counter() - start)
+        self.diagnostics.record(start)
         self.diagnostics.values.update({
             "closest_distance_m": f"{result.closest_distance_m:.4f}",
             "obstacles": self.filter.obstacles.count,

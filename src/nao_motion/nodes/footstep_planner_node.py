@@ -54,7 +54,6 @@ the plan's ``refused_commands`` and keeps the current plan.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -315,7 +314,7 @@ class FootstepPlannerNode(Node):
 
     # --- cycle --------------------------------------------------------------------------------
     def on_cycle(self) -> None:
-        start = time.perf_counter()
+        start = self.diagnostics.start()
         self._advance()
         steps = self.planner.steps()
         key = (self.accepted, self.refused, len(steps), len(self.planner.unchangeable_steps()))
@@ -323,7 +322,7 @@ class FootstepPlannerNode(Node):
             steps[0] is self.published_steps[0] and steps[-1] is self.published_steps[-1]))
         if changed or self.planner.now_s - self.last_plan_s >= PLAN_PERIOD_S:
             self._publish_plan()
-        self.diagnostics.record(time.perf_counter() - start)
+        self.diagnostics.record(start)
         self.diagnostics.values.update({
             "mode": self.planner.mode.value, "steps": len(steps),
             "unchangeable_steps": key[3], "accepted_commands": self.accepted,

@@ -23,7 +23,6 @@ node's clock. Between publications a message is only merged. ``imu`` is a sample
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 from diagnostic_msgs.msg import DiagnosticStatus
@@ -184,7 +183,7 @@ class KinematicsNode(Node):
                 throttled_warning(self, "missing", f"waiting for joints before publishing TF: {missing}")
                 return
             self.complete = True
-        start = time.perf_counter()
+        start = self.diagnostics.start()
         # On the grid of publication times; restarted from the stamp after a gap.
         next_ns = stamp_ns if self.next_ns is None else self.next_ns
         next_ns += self.period_ns
@@ -193,7 +192,7 @@ class KinematicsNode(Node):
             self.stale = False
             self.diagnostics.set_status(DiagnosticStatus.OK, "ok")
         self._publish(stamp, stamp_ns * 1e-9)
-        self.diagnostics.record(time.perf_counter() - start)
+        self.diagnostics.record(start)
 
     def _publish(self, stamp, now_s: float) -> None:
         """Publish the transforms and centre of mass of the merged joint state at ``stamp``

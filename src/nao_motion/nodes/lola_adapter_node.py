@@ -123,7 +123,7 @@ class LolaAdapterNode(Node):
 
     # --- inputs -----------------------------------------------------------------------------
     def on_joint_commands(self, data: bytes) -> None:
-        start = time.perf_counter()
+        start = self.diagnostics.start()
         self.named[:] = False
         try:
             self.reader.merge(data, self.values, self.named)
@@ -143,7 +143,7 @@ class LolaAdapterNode(Node):
         if self.core.last_clamped:
             throttled_warning(self, "clamped", f"joint_commands clamped into the joint limits: {self.core.last_clamped}")
             self.core.last_clamped = []
-        self.diagnostics.record(time.perf_counter() - start)
+        self.diagnostics.record(start)
 
     def on_joint_stiffness(self, msg: JointState) -> None:
         try:
@@ -155,7 +155,7 @@ class LolaAdapterNode(Node):
             throttled_warning(self, "stiffness_range", "stiffness outside 0..1 clamped")
 
     def on_fsr(self, data: bytes) -> None:
-        start = time.perf_counter()
+        start = self.diagnostics.start()
         try:
             forces = read_float32_tail(data, FSR_FORCES)
         except ValueError as err:
@@ -170,7 +170,7 @@ class LolaAdapterNode(Node):
         for side, (image, pub) in enumerate(zip(self.fsr_images, self.fsr_pubs)):
             image.values[:] = forces[4 * side:4 * side + 4]  # FL, FR, RL, RR: nao_lola's field order
             image.publish(pub)
-        self.diagnostics.record(time.perf_counter() - start)
+        self.diagnostics.record(start)
 
     # --- outputs ----------------------------------------------------------------------------
     def _send(self, command) -> None:

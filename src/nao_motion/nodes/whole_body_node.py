@@ -48,7 +48,6 @@ as it was: the robot keeps its last balanced command.
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 from functools import partial
 
@@ -382,7 +381,7 @@ class WholeBodyNode(Node):
     # --- cycle --------------------------------------------------------------------------------
     def _cycle(self, stamp) -> None:
         """One cycle at ``stamp`` (a joint_states' stamp), which everything published carries."""
-        start = time.perf_counter()
+        start = self.diagnostics.start()
         now_s = stamp_seconds(stamp)
         if not self.started:
             if not np.all(self.received[self.required]):
@@ -398,7 +397,7 @@ class WholeBodyNode(Node):
         self._publish(command, result, stamp, now_s)
         if result.outcome in (Outcome.RELAXED, Outcome.HELD):
             throttled_warning(self, "outcome", f"whole body: {result.reason}")
-        self.diagnostics.record(time.perf_counter() - start)
+        self.diagnostics.record(start)
         self.last_result = result
 
     def _walk_reference(self) -> WalkReference | None:

@@ -103,7 +103,10 @@ class CycleDiagnostics:
     values: dict = field(default_factory=dict)
     level: bytes = DiagnosticStatus.OK
     message: str = "ok"
-    busy_s: float = 0.0  # all recorded cycles' time since start: a share of a core over a window
+    busy_s: float = 0.0  # all recorded cycles' wall time since start: a share of a core over a window
+    # ... and their CPU time (the thread's): what the node costs the machine, without the time it
+    # waited preempted while another process ran (a node's CPU share in a composed process)
+    busy_cpu_s: float = 0.0
     holding: str = "the robot keeps its last command"  # what the node does with refused input
     refusals: int = 0  # inputs refused since start
     last_refusal: str = ""  # since the last publication
@@ -113,9 +116,17 @@ class CycleDiagnostics:
         # Its own timer: a node that stops cycling (stale input) still reports why.
         self.node.create_timer(1.0, self.publish)
 
-    def record(self, duration_s: float) -> None:
+    @staticmethod
+    def start() -> tuple[float, float]:
+        """A cycle's start, for :meth:`record`: (wall, thread CPU) clocks."""
+        return time.perf_counter(), time.thread_time()
+
+    def record(self, start: tuple[float, float]) -> None:
+        """The cycle begun at ``start`` (:meth:`start`) ends now."""
+        duration_s = time.perf_counter() - start[0]
         self.durations_s.append(duration_s)
         self.busy_s += duration_s
+        self.busy_cpu_s += time.thread_time() - start[1]
 
     def set_status(self, level: bytes, message: str) -> None:
         self.level, self.message = level, message
@@ -147,6 +158,7 @@ class CycleDiagnostics:
             "cycle_time_max_ms": f"{d.max():.3f}",
             "overruns": str(int(np.sum(d > self.period_s * 1e3))),
             "busy_s": f"{self.busy_s:.4f}",
+            "busy_cpu_s": f"{self.busy_cpu_s:.4f}",
         }
         stats.update({k: str(v) for k, v in self.values.items()})
         status.values = [KeyValue(key=k, value=v) for k, v in stats.items()]
