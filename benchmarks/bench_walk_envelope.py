@@ -17,7 +17,9 @@ collision filter -> whole-body balancer -> one MuJoCo cycle), standing at StandI
    foot (fractions of its planned period; 0 is the start of its double support, the planned
    swing starts at 0.15; the simulated foot leaves the floor some 60 ms later) toward the swing
    side (+y), toward the support side (-y) and forward; and standing, sideways and forward.
-   Survived or fell; survived, the goal miss by ground truth.
+   Survived or fell; survived, the goal miss by ground truth. Each trial twice: without and with
+   balance recovery by stepping (``step_recovery``, ``walk.step_recovery``). The other sections
+   run the walk's defaults.
 3. Odometry drift (``--drift``): moveTo(1, 0, 0) and moveTo(0.5, 0.5, 1.0) on the nominal
    simulated robot, ones whose servos have 70 % of the model's position gain and torque (and
    velocity gain, or the damping as built), and one whose commands act one cycle late;
@@ -40,7 +42,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import mujoco
 import numpy as np
@@ -124,8 +126,10 @@ def mean_cycle_twist(poses: Sequence[Pose2D], dt_s: float, window_cycles: int, l
 class Trial:
     """A fresh simulated walk, stepped until it falls (or the simulation diverges)."""
 
-    def __init__(self, model: NaoModel, sim: NaoSimulator | None = None):
+    def __init__(self, model: NaoModel, sim: NaoSimulator | None = None, step_recovery: bool = False):
         self.walk = SimulatedWalk(model, sim)
+        controller = self.walk.controller
+        controller.configure(replace(controller.config, step_recovery=step_recovery))
         self.dt_s = model.cycle_time_s
         self.fall_s: float | None = None
         self.diverged = False
@@ -258,8 +262,8 @@ def next_left_step_start(trial: Trial) -> tuple[float, float] | None:
 
 
 def run_walking_push(model: NaoModel, goal_m: float, force_n: float, direction: str, phase: float,
-                     timeout_s: float) -> PushResult:
-    trial = Trial(model)
+                     timeout_s: float, step_recovery: bool = False) -> PushResult:
+    trial = Trial(model, step_recovery=step_recovery)
     w = trial.walk
     start = true_footprint(w)
     w.planner.move_to(goal_m, 0.0, 0.0)
@@ -281,8 +285,8 @@ def run_walking_push(model: NaoModel, goal_m: float, force_n: float, direction: 
                       math.degrees(wrapped(moved.theta)), w.worst_tilt_deg, finished and not trial.fell, duration_s)
 
 
-def run_standing_push(model: NaoModel, force_n: float, direction: str) -> PushResult:
-    trial = Trial(model)
+def run_standing_push(model: NaoModel, force_n: float, direction: str, step_recovery: bool = False) -> PushResult:
+    trial = Trial(model, step_recovery=step_recovery)
     w = trial.walk
     start = true_footprint(w)
     trial.run_for(STANDING_BEFORE_PUSH_S)
@@ -307,33 +311,45 @@ def print_pushes(model: NaoModel, forces_n: Sequence[float], goal_m: float, time
           f"after the walk started")
     print(f"   phase: fraction of the planned period of a left-foot step (0 = its double support begins, "
           f"planned swing from {StepPhases().double_support_fraction:.2f}); swing side = +y, support side = -y")
-    base = run_walking_push(model, goal_m, 0.0, "forward", 0.0, timeout_s)
-    print(f"   no push: {push_cell(base)}, heading {base.heading_miss_deg:+.0f} deg, moveTo ended at "
-          f"{base.duration_s:.1f} s  (cells: goal miss by ground truth, worst tilt after the push; FELL)")
-    phases = "".join(f"{'phase ' + format(p, 'g'):>22}" for p in PUSH_PHASES)
+    print("   each cell: without step recovery (the default) > with it (step_recovery true); "
+          "goal miss by ground truth, worst tilt after the push; FELL")
+    for recovery in (False, True):
+        base = run_walking_push(model, goal_m, 0.0, "forward", 0.0, timeout_s, recovery)
+        print(f"   no push, step recovery {'on' if recovery else 'off'}: {push_cell(base)}, heading "
+              f"{base.heading_miss_deg:+.0f} deg, moveTo ended at {base.duration_s:.1f} s")
+    phases = "".join(f"{'phase ' + format(p, 'g'):>26}" for p in PUSH_PHASES)
     header = f"{'walking, push':<19}{'force':>6}{phases}"
     print(header)
     print("-" * len(header))
-    heading_misses: list[float] = []
+    heading_misses: dict[bool, list[float]] = {False: [], True: []}
+    falls = {False: 0, True: 0}
     for direction in ("swing side", "support side", "forward"):
         for force_n in forces_n:
             cells = []
             for phase in PUSH_PHASES:
-                r = run_walking_push(model, goal_m, force_n, direction, phase, timeout_s)
-                cells.append(push_cell(r))
-                if r.fall == "-":
-                    heading_misses.append(abs(r.heading_miss_deg))
-            print(f"{direction:<19}{force_n:5.0f}N" + "".join(f"{c:>22}" for c in cells), flush=True)
-    if heading_misses:
-        print(f"   survived walks: heading at the end off the goal's by up to {max(heading_misses):.0f} deg "
-              f"(median {float(np.median(heading_misses)):.0f} deg)")
-    print(f"\n{'standing, push':<19}{'force':>6}{'result':>22}{'feet/torso moved':>20}{'heading':>10}")
+                pair = []
+                for recovery in (False, True):
+                    r = run_walking_push(model, goal_m, force_n, direction, phase, timeout_s, recovery)
+                    pair.append(push_cell(r))
+                    if r.fall == "-":
+                        heading_misses[recovery].append(abs(r.heading_miss_deg))
+                    else:
+                        falls[recovery] += 1
+                cells.append(" > ".join(pair))
+            print(f"{direction:<19}{force_n:5.0f}N" + "".join(f"{c:>26}" for c in cells), flush=True)
+    for recovery in (False, True):
+        misses = heading_misses[recovery]
+        heading = (f"heading at the end off the goal's by up to {max(misses):.0f} deg (median "
+                   f"{float(np.median(misses)):.0f} deg)" if misses else "")
+        print(f"   step recovery {'on ' if recovery else 'off'}: {falls[recovery]} falls; survived walks: {heading}")
+    print(f"\n{'standing, push':<19}{'force':>6}{'recovery':>10}{'result':>22}{'feet/torso moved':>20}{'heading':>10}")
     for direction in ("left", "forward"):
         for force_n in forces_n:
-            r = run_standing_push(model, force_n, direction)
-            result = "FELL" if r.fall != "-" else f"stood, tilt {r.worst_tilt_deg:.1f}d"
-            print(f"{direction:<19}{force_n:5.0f}N{result:>22}{r.goal_miss_m * 100:17.1f} cm"
-                  f"{r.heading_miss_deg:+8.1f}d", flush=True)
+            for recovery in (False, True):
+                r = run_standing_push(model, force_n, direction, recovery)
+                result = "FELL" if r.fall != "-" else f"stood, tilt {r.worst_tilt_deg:.1f}d"
+                print(f"{direction:<19}{force_n:5.0f}N{'on' if recovery else 'off':>10}{result:>22}"
+                      f"{r.goal_miss_m * 100:17.1f} cm{r.heading_miss_deg:+8.1f}d", flush=True)
 
 
 # ------------------------------------------------------------------------------- 3. drift

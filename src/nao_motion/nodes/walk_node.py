@@ -41,6 +41,7 @@ first read it. Plans, user commands, stiffness and services are ordinary callbac
 | param | `move_arms_enabled.LArm`, `.RArm` | bool | setMoveArmsEnabled (true) |
 | param | `com_feedback_gain` | double in [0, 1] | fraction of the measured-minus-planned CoM error blended into the generator per cycle (0, the default: open loop in position, the whole-body node's gyro ankle damping being the walk's feedback); read when a walk starts |
 | param | `heading_correction_gain` | double in [0, 1] | fraction of the measured heading error (IMU yaw - balancer torso yaw) turned into the executed steps at each lift-off (1.0; 0: open loop); read when a walk starts |
+| param | `step_recovery`, `step_recovery_threshold_m`, `step_recovery_max_shift_m` | bool; double in (0, 0.2] m | balance recovery by stepping (``walk.step_recovery``): when the measured DCM (IMU tilt + FK of the measured joints) is off the plan's sideways by more than the threshold (0.035), the steps not yet taken move by the excess as it grows until the next touchdown, at most max_shift (0.1) per disturbance, each step clipped by NAOqi's clipping; the position correction then takes the walk back onto the plan from where the robot stands (false, the default: off; see the README); read when a walk starts |
 | param | `position_correction_gain` | double in [0, 1] | fraction of the feet's position error (sensed odometry - plan) shifted into the executed steps at each lift-off, at most 1.5 cm per step (0.0, the default: off; see below); read when a walk starts |
 | param | `foot_contact_protection`, `foot_contact_min_force_n` | bool, double > 0 | below this total FSR force (N) for 0.05 s the robot is in the air: no walk (true, 10.0) |
 | param | `stiffness_protection` | bool | a leg joint's stiffness <= 0.6 stops or refuses the walk (true) |
@@ -63,7 +64,8 @@ planner's queue is not changed (it owns it). The generator, ``walk/zmp`` and ``w
 in this executed plane. Without a fresh `imu` when a walk starts, that walk runs uncorrected.
 With ``position_correction_gain`` > 0 the same correction also shifts the steps not yet taken
 by the feet's position error the sensed odometry measures; off by default: on the simulated
-robot with 70 % servos, steps made longer than planned made it fall (see README).
+robot with 70 % servos, steps made longer than planned made it fall (see README). A step
+recovery (``step_recovery``) turns it on at full gain for the rest of that walk.
 Bad input never stops the node: a throttled warning, and no walk starts on it.
 """
 
@@ -164,6 +166,15 @@ PARAMETER_SPECS = {
                                       "sensed odometry measures (against the plan) shifted into the executed "
                                       "steps at each lift-off (0, the default: off); read when a walk starts",
                                       minimum=0.0, maximum=1.0),
+    "step_recovery": _spec("step_recovery", "balance recovery by stepping: a measured DCM off the plan's sideways "
+                                            "beyond step_recovery_threshold_m moves the next footholds (off by "
+                                            "default); read when a walk starts"),
+    "step_recovery_threshold_m": _spec("step_recovery_threshold_m", "lateral DCM error (m, measured - planned) "
+                                       "the support absorbs without a step adjustment; read when a walk starts",
+                                       minimum=0.0, maximum=0.2, exclusive_minimum=True),
+    "step_recovery_max_shift_m": _spec("step_recovery_max_shift_m", "the footholds move at most this far (m) for "
+                                       "one disturbance (each step still clipped by NAOqi's clipping); read when "
+                                       "a walk starts", minimum=0.0, maximum=0.2, exclusive_minimum=True),
     "foot_contact_protection": _spec("foot_contact_protection", "no walk while the feet's total FSR force is below "
                                                                 "foot_contact_min_force_n"),
     "foot_contact_min_force_n": _spec("foot_contact_min_force_n", "total FSR force (N) below which the robot is in "

@@ -4,7 +4,8 @@ NAOqi's walk: a linear inverted pendulum (cart-table) under ZMP preview control 
 0.8 s preview), fed by the footstep planner's steps (``nao_motion.footsteps``). The whole walk
 cycle is ``WalkController.cycle(inputs)`` (``controller``: state machine, protections,
 ``odom -> wb_world`` anchoring, start from the held feet, heading correction
-(``HeadingCorrection``), ``WalkPatternGenerator``, arm swing ownership, odometry); it hands the
+(``HeadingCorrection``), balance recovery by stepping (``StepRecovery``),
+``WalkPatternGenerator``, arm swing ownership, odometry); it hands the
 whole-body balancer ``balancer_reference(output)``, and the whole-body cycle
 (``nao_motion.wholebody.cycle.WholeBodyCycle``) adds ``WalkStabilizer``'s ankle damping from
 the IMU gyro to the balancer's command before it is sent to the robot.
@@ -20,6 +21,7 @@ from .pattern_generator import WalkConfig, WalkOutput, WalkPatternGenerator, sta
 from .preview_control import GRAVITY_MPS2, PreviewConfig, PreviewController, PreviewGains, preview_gains
 from .stabilizer import StabilizerConfig, WalkStabilizer
 from .step_phase import StepPhases
+from .step_recovery import StepRecovery, StepRecoveryConfig
 from .swing_foot import horizontal_scaling, lift_profile, rotation_scaling, swing_foot_pose
 from .zmp_reference import ZmpReference, ZmpReferenceConfig
 
@@ -37,6 +39,8 @@ __all__ = [
     "PreviewGains",
     "StabilizerConfig",
     "StepPhases",
+    "StepRecovery",
+    "StepRecoveryConfig",
     "WalkConfig",
     "WalkController",
     "WalkControllerConfig",

@@ -26,6 +26,11 @@ other nodes said last (``WalkInputs``):
   executes the plan turned by the heading the feet lost (``HeadingCorrection``: IMU yaw against
   the balancer's torso yaw, at each lift-off); ``odom`` is brought back into the planner's
   frame through that correction;
+* balance recovery by stepping (``walk.step_recovery``): the measured DCM (IMU tilt + FK of the
+  measured joints) against the generator's; off sideways beyond what the support absorbs, the
+  executed steps not yet taken move by it (``HeadingCorrection.shift``, clipped by NAOqi's
+  clipping), and the position correction then brings the walk back onto the plan from where the
+  sensed odometry has the robot;
 * the generator is stepped once per motion cycle of the clock (a jump of up to
   ``MAX_CATCH_UP_CYCLES`` is walked through sample by sample, a longer one resynchronises);
 * arm swing for the arms that are enabled and not held by a user command
@@ -64,6 +69,7 @@ from .landing import Landing
 from .leg_odometry import SOLES, LegOdometry
 from .pattern_generator import WalkConfig, WalkOutput, WalkPatternGenerator
 from .start_feet import start_from_actual_feet
+from .step_recovery import StepRecovery, StepRecoveryConfig
 
 __all__ = ["ARMS", "MAX_CATCH_UP_CYCLES", "PlanError", "WalkController", "WalkControllerConfig", "WalkInputs",
            "WalkOutputs", "WalkPlan", "WalkState", "footsteps_of", "walk_plan"]
@@ -87,6 +93,11 @@ REFERENCE_LEAD_CYCLES = 1
 # The walk is over when the planned CoM is this close to the ZMP reference and this slow, or
 # at the latest this long after the last step (the preview controller settles in ~1 s).
 SETTLED_M, SETTLED_MPS, MAX_SETTLE_S = 0.002, 0.01, 2.0
+
+# The sensed soles shift the executed steps (position correction) only while the IMU's attitude
+# agrees with the balancer's torso within this: a robot still rocking on a sole's edge after a
+# push has its feet misread (a 25 N push walked into a fall where the correction read them).
+SENSED_SOLES_MAX_TILT_RAD = 0.05
 KILLED = "killMove: stopped at once"
 STEP_TIME_EPS_S = 1e-9  # the footstep planner's: times this close are the same instant
 MAX_USER_COMMAND_S = 60.0  # a user command holds an arm at most this long (+ the hold)
@@ -115,6 +126,12 @@ class WalkControllerConfig:
     user_arm_hold_s: float = 1.0
     stale_timeout_s: float = 0.5  # joint_states / torso pose / IMU / FSR older than this are not used
     move_init_timeout_s: float = 5.0
+    # Balance recovery by stepping (walk.step_recovery): the measured DCM against the plan's. Off
+    # by default: the simulated robot with 70 % servos sways beyond the threshold and its steps
+    # for it spoil that robot's turns (see the README).
+    step_recovery: bool = False
+    step_recovery_threshold_m: float = 0.035  # lateral DCM error beyond which the next footholds move
+    step_recovery_max_shift_m: float = 0.1  # the footholds move at most this far for one disturbance
 
     def validate(self) -> str | None:
         """The reason this configuration is unusable, or None."""
@@ -127,10 +144,15 @@ class WalkControllerConfig:
         for name in ("com_feedback_gain", "heading_correction_gain", "position_correction_gain"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 return f"{name} must be in [0, 1], got {getattr(self, name)!r}"
-        for name in ("foot_contact_min_force_n", "user_arm_hold_s", "stale_timeout_s", "move_init_timeout_s"):
+        for name in ("foot_contact_min_force_n", "user_arm_hold_s", "stale_timeout_s", "move_init_timeout_s",
+                     "step_recovery_threshold_m", "step_recovery_max_shift_m"):
             if getattr(self, name) <= 0.0:
                 return f"{name} must be > 0, got {getattr(self, name)!r}"
         return None
+
+    @property
+    def recovery(self) -> StepRecoveryConfig:
+        return StepRecoveryConfig(self.step_recovery, self.step_recovery_threshold_m, self.step_recovery_max_shift_m)
 
     @property
     def arms_enabled(self) -> tuple[bool, bool]:
@@ -283,6 +305,8 @@ class WalkController:
                                   for arm in ARMS]
         self.user_arm_until_s = [-math.inf, -math.inf]
         self.heading = HeadingCorrection(self.walk_config.phases)
+        self.recovery = StepRecovery(self.config.recovery, self.walk_config.com_height_m, self.dt_s)
+        self._tilt_error_rad = 0.0
         self.planned_start: dict[Leg, Pose2D] = {}  # each foot at the walk's start: as planned, as held
         self.actual_start: dict[Leg, Pose2D] = {}
         self.heading_corrected = False  # this walk started with a fresh IMU
@@ -546,6 +570,7 @@ class WalkController:
         self.heading_corrected = gain > 0.0 and now_s - inputs.imu_s <= cfg.stale_timeout_s
         model_yaw = yaw_of(inputs.torso_world)
         self.heading.reset(start_feet, inputs.imu_yaw_rad if self.heading_corrected else model_yaw, model_yaw)
+        self.recovery = StepRecovery(cfg.recovery, config.com_height_m, self.dt_s)
         self.state = WalkState.WALKING
         out = self.outputs
         out.reason, out.started, out.active_changed = "walking", True, True
@@ -604,6 +629,8 @@ class WalkController:
         gen.arms.set_enabled(*free)
         if measurement is not None:
             gen.feed_back_com(self._odom_point(measurement.com_world_m)[:2])
+            if self.recovery.config.enabled and now_s - inputs.imu_s <= self.config.stale_timeout_s:
+                self._recover(inputs, steps, measurement)
         else:
             out.warnings.append(("open_loop", "joint_states or torso pose stale: walking open loop"))
         executed = self._executed(inputs, steps, feet, measurement is not None)
@@ -632,6 +659,31 @@ class WalkController:
         self._references(gen_out)
         self._arm_swing(gen_out.arm_offsets_rad, now_s)
 
+    def _recover(self, inputs: WalkInputs, steps, measurement: _Measurement) -> None:
+        """Step recovery (``walk.step_recovery``): the measured DCM against the generator's, and
+        the executed steps shifted by what the support cannot absorb."""
+        now_s, recovery, gen = inputs.time_s, self.recovery, self.generator
+        recovery.measure(self._odom_point(self._tilted_com_world(inputs, measurement))[:2])
+        touchdown_in_s = steps[0].end_s - now_s if steps else 0.0
+        heading_rad = yaw_of(self.odom_from_world @ inputs.torso_world)
+        state = gen.controller.state
+        recovery.update(state[0], state[1], heading_rad, touchdown_in_s)
+        if recovery.step_m[0] != 0.0 or recovery.step_m[1] != 0.0:
+            self.heading.shift(float(recovery.step_m[0]), float(recovery.step_m[1]))
+
+    def _tilted_com_world(self, inputs: WalkInputs, measurement: _Measurement) -> np.ndarray:
+        """The measured CoM (wb_world) with the torso's true tilt: the balancer's CoM of the
+        measured joints, turned about the support sole (the sensed odometry's) from the balancer's
+        torso attitude to the IMU's roll and pitch (the balancer's yaw). Continuous when the
+        support changes: the two attitudes differ only while the robot tilts about a sole."""
+        state, torso = self._measured_state, inputs.torso_world
+        a = inputs.imu_attitude
+        lever = state.com_torso_m - self.fk.pose(state, SOLES[self.leg_odometry.support])[:3, 3]
+        tilted = rot_z(yaw_of(torso) - math.atan2(a[1, 0], a[0, 0])) @ a
+        cos_tilt = 0.5 * (float(np.sum(tilted * torso[:3, :3])) - 1.0)  # trace(tilted^T model)
+        self._tilt_error_rad = math.acos(max(-1.0, min(1.0, cos_tilt)))
+        return measurement.com_world_m + (tilted - torso[:3, :3]) @ lever
+
     def _executed(self, inputs: WalkInputs, steps, feet: FeetState, measured: bool):
         """The plan started from the actual feet and turned by the heading correction and shifted
         by the position correction (the sensed soles in the plan's frame); a stale IMU or torso
@@ -644,8 +696,10 @@ class WalkController:
         imu_yaw = inputs.imu_yaw_rad if self.heading_corrected and fresh else None
         steps, feet = start_from_actual_feet(steps, feet, self.planned_start, self.actual_start)
         sensed = None
-        # The sensed soles only serve the position correction (off by default): not every cycle for nothing.
-        if measured and self.leg_odometry.started and self.heading.config.position_gain > 0.0:
+        # The sensed soles only serve the position correction (off by default, on after a recovery
+        # step, not while the robot still rocks on a sole): not every cycle for nothing.
+        if (measured and self.leg_odometry.started and self.heading.position_gain > 0.0
+                and not self.recovery.recovering and self._tilt_error_rad < SENSED_SOLES_MAX_TILT_RAD):
             sensed = {leg: (self.planned_from_sensed * sole).normalized() for leg, sole in self._sensed_soles().items()}
         return self.heading.update(now_s, steps, feet, imu_yaw, model_yaw, sensed)
 

@@ -29,6 +29,10 @@ plan's frame) maps onto the support foot as executed: the steps not yet taken th
 the robot really stands to the planned targets (the next step longer or shorter by the error),
 so a moveTo ends at its goal as the sensed odometry measures it, up to the last step's own
 error. At most ``max_step_shift_m`` per lift-off (a misread foot, a push), times ``position_gain``.
+A balance recovery step (``walk.step_recovery``) translates ``C`` (``shift``): from then on the
+executed steps are clipped by NAOqi's clipping (a foot moved toward the support foot stops at
+the collision limit; it lands with the transform of its clipped target) and the position
+correction runs at full gain, so the steps go back onto the plan from where the robot stands.
 The plan itself (the footstep planner's queue, its odometry frame) is not changed: the walk
 executes a corrected copy of it, and reports odometry through ``C`` back in the planner's
 frame (``planned_from_executed``), which is then the robot's pose including the turn its feet
@@ -52,6 +56,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from ..footsteps.clipping import clip_footstep
 from ..footsteps.footstep import FeetState, Footstep, Leg
 from ..footsteps.pose2d import Pose2D, normalize_angle
 from .step_phase import StepPhases
@@ -107,6 +112,7 @@ class HeadingCorrection:
     def reset(self, feet: FeetState, imu_yaw_rad: float, model_yaw_rad: float) -> None:
         """Start a walk from the planner's planted ``feet``: no correction, the yaws' reference."""
         self.correction = IDENTITY  # executed_from_planned
+        self.position_gain = self.config.position_gain
         self.heading_error_rad = 0.0
         self._yaw_offset_rad = imu_yaw_rad - model_yaw_rad
         self._leg_correction = {Leg.LEFT: IDENTITY, Leg.RIGHT: IDENTITY}  # what each planted foot landed with
@@ -115,6 +121,10 @@ class HeadingCorrection:
         self._support_error: dict[Leg, tuple[float, float]] = {}  # each foot's sensed - planned (m) when it last supported
         self._plan_in: tuple[Sequence[Footstep], FeetState] | None = None
         self._executed: tuple[tuple[Footstep, ...], FeetState] = ((), feet)
+        # A recovery step shifted the plan (``shift``): from then on every executed step is clipped
+        # by NAOqi's clipping, and a foot lands with the transform of its clipped target.
+        self._clipping = False
+        self._shift_pending = False
 
     @property
     def corrected_rad(self) -> float:
@@ -125,6 +135,18 @@ class HeadingCorrection:
         """A pose measured in the executed plane (the balancer's, through ``world_from_odom``) in
         the planner's odometry plane."""
         return (self.correction.inverse() * pose).normalized()
+
+    def shift(self, dx_m: float, dy_m: float) -> None:
+        """Translate every pose not yet reached (``walk.step_recovery``), from the next ``update``.
+
+        From then on the executed steps are clipped, and the position correction runs at full
+        gain for the rest of the walk: after a push the robot no longer stands where the plan
+        has it, and the steps not yet taken go on from where the sensed odometry has it, so the
+        running moveTo still reaches its goal."""
+        c = self.correction
+        self.correction = Pose2D(c.x + dx_m, c.y + dy_m, c.theta)
+        self._clipping = self._shift_pending = True
+        self.position_gain = 1.0
 
     def update(
         self, t_s: float, steps: Sequence[Footstep], feet: FeetState, imu_yaw_rad: float | None,
@@ -137,11 +159,11 @@ class HeadingCorrection:
         """
         if imu_yaw_rad is not None:
             self.heading_error_rad = normalize_angle(imu_yaw_rad - model_yaw_rad - self._yaw_offset_rad)
-        changed = False
+        changed, self._shift_pending = self._shift_pending, False
         for leg in (Leg.LEFT, Leg.RIGHT):
             if feet.pose(leg) != self._planted[leg]:  # that foot landed (or the plan was reset)
                 self._planted[leg] = feet.pose(leg)
-                self._leg_correction[leg] = self.correction
+                self._leg_correction[leg] = self._landed_correction(leg, feet.pose(leg))
                 changed = True
         current = steps[0] if steps and steps[0].start_s <= t_s else None
         # A step is the same step from cycle to cycle by its leg and start, not by its object: a
@@ -199,7 +221,7 @@ class HeadingCorrection:
         c, s = math.cos(self.correction.theta), math.sin(self.correction.theta)
         dx = executed.x - (c * sx - s * sy) - self.correction.x
         dy = executed.y - (s * sx + c * sy) - self.correction.y
-        scale = cfg.position_gain
+        scale = self.position_gain
         length_m = math.hypot(dx, dy) * scale
         if length_m > cfg.max_step_shift_m:
             scale *= cfg.max_step_shift_m / length_m
@@ -208,6 +230,16 @@ class HeadingCorrection:
         c = self.correction
         self.correction = Pose2D(c.x + scale * dx, c.y + scale * dy, c.theta)
         return True
+
+    def _landed_correction(self, leg: Leg, planned: Pose2D) -> Pose2D:
+        """The transform a foot that just landed on ``planned`` keeps: ``C``, or with clipping
+        on, the one onto the target it was executed to (its step's, the leg's first in the last
+        executed plan)."""
+        if self._clipping:
+            for step in self._executed[0]:
+                if step.leg is leg:
+                    return (step.target * planned.inverse()).normalized()
+        return self.correction
 
     def _same_plan(self, steps: Sequence[Footstep], feet: FeetState) -> bool:
         if self._plan_in is None:
@@ -230,6 +262,9 @@ class HeadingCorrection:
             target = (self.correction * step.target).normalized()
             support = state.pose(step.support_leg)
             move = target.relative_to(support)
+            if self._clipping:
+                move = clip_footstep(move, step.leg is Leg.RIGHT)
+                target = (support * move).normalized()
             executed = replace(step, move=move, origin=state.pose(step.leg), target=target, support=support)
             out.append(executed)
             state = state.after(executed)

@@ -1,0 +1,158 @@
+"""Balance recovery by stepping: the measured divergent component of motion (DCM) against the plan's.
+
+Why. The walk's pattern is feed-forward: the balancer tracks the planned CoM with the feet where
+the plan puts them, and a push shows as the whole robot rolling about a sole's edge, which joint
+position control cannot undo. What the ZMP inside the support foot cannot absorb has to be
+absorbed where the next foot lands: the LIPM's DCM xi = c + c_dot / omega (omega = sqrt(g / z_c))
+runs away from the ZMP as exp(omega t), and the gait goes on only if the footholds move with it.
+
+What, each walking cycle (``WalkController._recover``, then ``update``):
+
+* measured CoM: the balancer's CoM of the measured joints, turned about the support sole (the
+  sensed odometry's, from the FSRs) from the balancer's torso attitude to the IMU's roll and
+  pitch (the tilt the balancer's model does not have); its velocity by finite differences,
+  low-pass filtered (``velocity_filter_s``: encoder noise at 100 Hz);
+* the error e = xi_measured - xi_planned (the preview controller's CoM state), in the plane of
+  the executed steps, across the robot's heading;
+* beyond ``threshold_m`` (what the support absorbs: unpushed walks at the default gait stay
+  within +-2.2 cm), the steps not yet taken are translated sideways by the excess as it will
+  have grown by the next touchdown ((|e| - threshold) exp(omega T)), at most ``max_shift_m`` for
+  one disturbance, through the heading correction's
+  transform (``HeadingCorrection.shift``): every foothold not yet reached moves, the planted feet
+  stay, the preview re-plans the CoM from the moved footholds, and from then on every executed
+  step is clipped by NAOqi's clipping (extremal step limits, the feet's collision boxes), so an
+  inward shift of the swinging foot stops at the support foot and the next step takes it. The
+  shift reaches the executed steps at ``shift_rate_mps`` at most, so a foot in the air is
+  retargeted smoothly;
+* afterwards the position correction (sensed odometry against the plan, at most 1.5 cm a
+  lift-off) runs at full gain for the rest of the walk: the steps go on from where the robot
+  really stands, so the running moveTo still ends at its goal; the heading correction (IMU yaw)
+  turns back what the push turned.
+
+Not done, as measured on the simulated NAO (``bench_walk_envelope.py --pushes``): forward
+footholds. Moving them forward (within MaxStepX) made forward pushes fall sooner and lateral ones
+that survived fall: the preview then accelerates the planned CoM toward the moved footholds on
+top of the push the robot already carries. Nor the plan's CoM reset to the measured one (the same
+push counted twice: every pushed walk fell), nor the step timing (the planner owns the clock).
+
+No rclpy; frames: the walk generator's plane (``odom`` through the heading correction), m, s.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from .preview_control import GRAVITY_MPS2
+
+__all__ = ["StepRecovery", "StepRecoveryConfig"]
+
+# The position correction takes an executed plan back by at most 1.5 cm a lift-off
+# (HeadingCorrectionConfig.max_step_shift_m), a step lasting ~0.5 s at the default gait.
+RETURN_MPS = 0.03
+
+
+@dataclass(frozen=True)
+class StepRecoveryConfig:
+    """Step adjustment from the measured DCM (module docstring); off unless ``enabled``."""
+
+    enabled: bool = False
+    # What the ZMP inside the support foot and the balancer absorb across the heading: unpushed
+    # walks at the default gait stay within (their DCM error swings +-2.2 cm sideways with the steps).
+    threshold_m: float = 0.035
+    max_shift_m: float = 0.1  # per disturbance
+    shift_rate_mps: float = 0.8  # a foot in the air is retargeted at most this fast
+    velocity_filter_s: float = 0.04  # 0.02 let IMU noise of 0.3 deg trigger recoveries in unpushed walks
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name != "enabled" and not (math.isfinite(value) and value > 0.0):
+                raise ValueError(f"step recovery {f.name} must be > 0, got {value!r}")
+
+
+class StepRecovery:
+    """The measured DCM's error against the plan's and the shift of the executed steps it asks for."""
+
+    def __init__(self, config: StepRecoveryConfig, com_height_m: float, dt_s: float):
+        self.config = config
+        self.omega = math.sqrt(GRAVITY_MPS2 / com_height_m)
+        self.dt_s = dt_s
+        self._alpha = dt_s / (config.velocity_filter_s + dt_s)
+        self.com_m = np.zeros(2)  # measured, the generator's plane
+        self.velocity_mps = np.zeros(2)
+        self.error_m = np.zeros(2)  # xi_measured - xi_planned
+        self.wanted_m = np.zeros(2)  # the shift of the executed steps this disturbance asks for
+        self.applied_m = np.zeros(2)  # the part of it in the executed steps
+        self.step_m = np.zeros(2)  # this cycle's change of the applied shift
+        self.recovering = False  # the error is beyond the threshold
+        self._base_m = np.zeros(2)  # where the shift of this disturbance counts from
+        self.recoveries = 0  # disturbances stepped for since the walk started
+        self._previous = np.zeros(2)
+        self._change = np.zeros(2)
+        self._has_previous = False
+
+    def measure(self, com_xy_m: np.ndarray) -> None:
+        """A new measured CoM (the generator's plane): its velocity, filtered."""
+        self.com_m[:] = com_xy_m
+        if self._has_previous:
+            change = self._change
+            np.subtract(self.com_m, self._previous, out=change)  # raw velocity * dt
+            change -= self.dt_s * self.velocity_mps
+            change *= self._alpha / self.dt_s
+            self.velocity_mps += change
+        self._previous[:] = self.com_m
+        self._has_previous = True
+
+    def update(self, planned_com_m: np.ndarray, planned_velocity_mps: np.ndarray, heading_rad: float,
+               touchdown_in_s: float) -> bool:
+        """Compare with the plan's CoM state (the robot heading ``heading_rad`` in the plane); the
+        shift to add to the executed steps this cycle is then ``step_m``. True while the error is
+        beyond what the support absorbs: the footholds move by it as it will have grown by the
+        next touchdown (``touchdown_in_s`` from now), the largest over the disturbance."""
+        cfg = self.config
+        e = self.error_m
+        for i in range(2):
+            e[i] = self.com_m[i] - planned_com_m[i] + (self.velocity_mps[i] - planned_velocity_mps[i]) / self.omega
+        left_x, left_y = -math.sin(heading_rad), math.cos(heading_rad)  # the robot's left in the plane
+        lateral_m = left_x * e[0] + left_y * e[1]
+        beyond = abs(lateral_m) > cfg.threshold_m
+        w, base = self.wanted_m, self._base_m
+        if beyond:
+            if not self.recovering:
+                self.recoveries += 1
+                # What a recovery the same way left in the steps counts toward this one (see
+                # below); one the other way stays in the steps, this one counts from there.
+                still_out_m = left_x * self.applied_m[0] + left_y * self.applied_m[1]
+                base[:] = self.applied_m if still_out_m * lateral_m < 0.0 else 0.0
+            # The support absorbs threshold_m; what is beyond grows as exp(omega t) until the
+            # next foot is down. Moving the footholds brings the plan's DCM toward the measured
+            # one, so the error shrinks before the disturbance is caught: the largest shift over
+            # it is kept.
+            beyond_m = math.exp(self.omega * max(touchdown_in_s, 0.0)) * (abs(lateral_m) - cfg.threshold_m)
+            shift_m = math.copysign(min(cfg.max_shift_m, beyond_m), lateral_m)
+            if abs(shift_m) > abs(left_x * (w[0] - base[0]) + left_y * (w[1] - base[1])):
+                w[0], w[1] = base[0] + shift_m * left_x, base[1] + shift_m * left_y
+        self.recovering = beyond
+        np.subtract(w, self.applied_m, out=self.step_m)
+        _shorten(self.step_m, cfg.shift_rate_mps * self.dt_s)
+        self.applied_m += self.step_m
+        if not beyond and self.step_m[0] == 0.0 and self.step_m[1] == 0.0:
+            # All applied: it stays in the executed steps, and the position correction takes them
+            # back onto the plan from where the robot really stands, ``RETURN_MPS`` on average.
+            # Until then an error in the same direction is the same disturbance, not yet caught:
+            # stepping for it again only counts beyond what is still out (a robot still rocking
+            # after a push otherwise walked off 10 cm sideways at every rock, and fell).
+            _shorten(w, max(0.0, float(np.hypot(w[0], w[1])) - RETURN_MPS * self.dt_s))
+            self.applied_m[:] = w
+            self._base_m[:] = 0.0
+        return beyond
+
+
+def _shorten(v: np.ndarray, length: float) -> None:
+    """Scale the 2-vector ``v`` in place to at most ``length`` long."""
+    norm = float(np.hypot(v[0], v[1]))
+    if norm > length:
+        v *= length / norm
