@@ -44,7 +44,6 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-import mujoco
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
@@ -54,7 +53,6 @@ from nao_motion.footsteps import Pose2D  # noqa: E402
 from nao_motion.footsteps.footstep import Leg  # noqa: E402
 from nao_motion.footsteps.gait_config import GAIT_PARAMETERS  # noqa: E402
 from nao_motion.model import NaoModel  # noqa: E402
-from nao_motion.sim.mjcf import sole_frame_name  # noqa: E402
 from nao_motion.sim.simulator import NaoSimulator, SimulationDiverged  # noqa: E402
 from nao_motion.sim.walking import SimulatedWalk  # noqa: E402
 from nao_motion.walk.controller import WalkState  # noqa: E402
@@ -84,15 +82,6 @@ def true_torso_pose(walk: SimulatedWalk) -> Pose2D:
     s = walk.state
     yaw = spatial.yaw_of(spatial.rotation_from_quaternion_xyzw(s.torso_orientation_xyzw))
     return Pose2D(float(s.torso_position[0]), float(s.torso_position[1]), yaw)
-
-
-def true_footprint(walk: SimulatedWalk) -> Pose2D:
-    """True REP-120 base_footprint: the midpoint of the true soles, the true torso's yaw."""
-    m, d = walk.sim.mj_model, walk.sim.mj_data
-    soles = [d.site_xpos[mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_SITE, sole_frame_name(side))]
-             for side in ("left", "right")]
-    mid = 0.5 * (soles[0] + soles[1])
-    return Pose2D(float(mid[0]), float(mid[1]), true_torso_pose(walk).theta)
 
 
 def wrapped(angle_rad: float) -> float:
@@ -265,7 +254,7 @@ def run_walking_push(model: NaoModel, goal_m: float, force_n: float, direction: 
                      timeout_s: float, step_recovery: bool = False) -> PushResult:
     trial = Trial(model, step_recovery=step_recovery)
     w = trial.walk
-    start = true_footprint(w)
+    start = w.true_footprint()
     w.planner.move_to(goal_m, 0.0, 0.0)
     if force_n > 0.0:
         trial.run_until(lambda: trial.walk_start_s is not None
@@ -280,7 +269,7 @@ def run_walking_push(model: NaoModel, goal_m: float, force_n: float, direction: 
     duration_s = w.time_s
     if finished:
         trial.run_for(SETTLE_S)
-    moved = true_footprint(w).relative_to(start)
+    moved = w.true_footprint().relative_to(start)
     return PushResult(trial.fall_text(), math.hypot(moved.x - goal_m, moved.y),
                       math.degrees(wrapped(moved.theta)), w.worst_tilt_deg, finished and not trial.fell, duration_s)
 
@@ -288,12 +277,12 @@ def run_walking_push(model: NaoModel, goal_m: float, force_n: float, direction: 
 def run_standing_push(model: NaoModel, force_n: float, direction: str, step_recovery: bool = False) -> PushResult:
     trial = Trial(model, step_recovery=step_recovery)
     w = trial.walk
-    start = true_footprint(w)
+    start = w.true_footprint()
     trial.run_for(STANDING_BEFORE_PUSH_S)
     w.worst_tilt_deg = 0.0
     w.sim.push(push_vector(direction, force_n), PUSH_DURATION_S, frame="torso")
     trial.run_for(STANDING_AFTER_PUSH_S)
-    moved = true_footprint(w).relative_to(start)
+    moved = w.true_footprint().relative_to(start)
     return PushResult(trial.fall_text(), math.hypot(moved.x, moved.y), math.degrees(wrapped(moved.theta)),
                       w.worst_tilt_deg, not trial.fell, w.time_s)
 
@@ -392,7 +381,7 @@ def run_drift(model: NaoModel, make_sim: Callable[[NaoModel], NaoSimulator], goa
     trial = Trial(model, make_sim(model))
     w = trial.walk
     trial.cycle()  # the controller's first odometry
-    start_true, start_odom, start_plan = true_footprint(w), w.odometry(), w.planned_moved()
+    start_true, start_odom, start_plan = w.true_footprint(), w.odometry(), w.planned_moved()
     w.planner.move_to(goal.x, goal.y, goal.theta)
     walked_m, last = 0.0, start_plan
 
@@ -405,7 +394,7 @@ def run_drift(model: NaoModel, make_sim: Callable[[NaoModel], NaoSimulator], goa
 
     finished = trial.run_until(ended, timeout_s) and trial.run_for(SETTLE_S)
     odom = w.odometry()
-    return DriftResult(walked_m, true_footprint(w).relative_to(start_true),
+    return DriftResult(walked_m, w.true_footprint().relative_to(start_true),
                        odom.relative_to(start_odom) if odom is not None and start_odom is not None else None,
                        w.planned_moved().relative_to(start_plan), trial.fall_text(), finished)
 

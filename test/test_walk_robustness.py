@@ -17,10 +17,9 @@ import mujoco
 import numpy as np
 import pytest
 
-from nao_motion import spatial
 from nao_motion.footsteps import MoveToCorrectionConfig, Pose2D
 from nao_motion.model import NaoModel
-from nao_motion.sim.mjcf import ContactParams, sole_frame_name
+from nao_motion.sim.mjcf import ContactParams
 from nao_motion.sim.simulator import NaoSimulator, SensorNoise
 from nao_motion.sim.walking import SimulatedWalk
 from nao_motion.walk.controller import WalkControllerConfig, WalkState
@@ -51,15 +50,6 @@ CASES = [pytest.param(robot, goal, marks=[pytest.mark.xfail(strict=True, reason=
          for robot in ROBOTS for goal in GOALS]
 
 
-def true_footprint(walk: SimulatedWalk) -> Pose2D:
-    m, d = walk.sim.mj_model, walk.sim.mj_data
-    soles = [d.site_xpos[mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_SITE, sole_frame_name(side))]
-             for side in ("left", "right")]
-    mid = 0.5 * (soles[0] + soles[1])
-    yaw = spatial.yaw_of(spatial.rotation_from_quaternion_xyzw(walk.state.torso_orientation_xyzw))
-    return Pose2D(float(mid[0]), float(mid[1]), yaw)
-
-
 def walk_to(robot: dict, goal: Pose2D, config: WalkControllerConfig | None = None,
             closing: MoveToCorrectionConfig | None = None) -> tuple[SimulatedWalk, Pose2D, Pose2D]:
     """moveTo(goal) on that robot (`closing`: its closing steps, None: the default): the walk,
@@ -71,7 +61,7 @@ def walk_to(robot: dict, goal: Pose2D, config: WalkControllerConfig | None = Non
     if closing is not None:
         walk.planner_cycle.set_correction(closing)
     walk.cycle()
-    start_true, start_odom = true_footprint(walk), walk.odometry()
+    start_true, start_odom = walk.true_footprint(), walk.odometry()
     walk.move_to(goal.x, goal.y, goal.theta)  # as the planner node takes it: closed on through odom
     while walk.time_s < TIMEOUT_S and not walk.state.fallen:
         walk.cycle()
@@ -82,7 +72,7 @@ def walk_to(robot: dict, goal: Pose2D, config: WalkControllerConfig | None = Non
         if walk.state.fallen:
             break
         walk.cycle()
-    return walk, true_footprint(walk).relative_to(start_true), walk.odometry().relative_to(start_odom)
+    return walk, walk.true_footprint().relative_to(start_true), walk.odometry().relative_to(start_odom)
 
 
 @pytest.mark.parametrize("robot_name,goal_name", CASES)

@@ -6,15 +6,12 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-import mujoco
 import numpy as np
 import pytest
 
-from nao_motion import spatial
 from nao_motion.footsteps import Pose2D
 from nao_motion.footsteps.footstep import FeetState, Footstep, Leg
 from nao_motion.model import NaoModel
-from nao_motion.sim.mjcf import sole_frame_name
 from nao_motion.sim.walking import SimulatedWalk
 from nao_motion.walk.controller import WalkControllerConfig, WalkState
 from nao_motion.walk.heading_correction import HeadingCorrection
@@ -147,22 +144,13 @@ TIMEOUT_S = 30.0
 SETTLE_S = 1.0
 
 
-def true_footprint(walk: SimulatedWalk) -> Pose2D:
-    m, d = walk.sim.mj_model, walk.sim.mj_data
-    soles = [d.site_xpos[mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_SITE, sole_frame_name(side))]
-             for side in ("left", "right")]
-    mid = 0.5 * (soles[0] + soles[1])
-    yaw = spatial.yaw_of(spatial.rotation_from_quaternion_xyzw(walk.state.torso_orientation_xyzw))
-    return Pose2D(float(mid[0]), float(mid[1]), yaw)
-
-
 def pushed_walk(force_y_n: float, phase: float, step_recovery: bool) -> tuple[bool, Pose2D, int]:
     """moveTo(GOAL_M, 0, 0), a sideways push of 0.1 s at the torso at ``phase`` of a left-foot
     step 2 s into the walk: (fell, true move, recoveries)."""
     walk = SimulatedWalk(NaoModel("V5"))
     c = walk.controller
     c.configure(replace(WalkControllerConfig(), step_recovery=step_recovery))
-    start = true_footprint(walk)
+    start = walk.true_footprint()
     walk.planner.move_to(GOAL_M, 0.0, 0.0)
     walk_start_s = push_s = None
     while walk.time_s < TIMEOUT_S and not walk.state.fallen:
@@ -182,7 +170,7 @@ def pushed_walk(force_y_n: float, phase: float, step_recovery: bool) -> tuple[bo
         if walk.state.fallen:
             break
         walk.cycle()
-    return walk.state.fallen, true_footprint(walk).relative_to(start), c.recovery.recoveries
+    return walk.state.fallen, walk.true_footprint().relative_to(start), c.recovery.recoveries
 
 
 def test_a_sideways_push_that_toppled_the_walk_is_stepped_out_and_the_goal_still_reached():

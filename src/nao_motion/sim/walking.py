@@ -43,6 +43,7 @@ import math
 import time
 from collections.abc import Sequence
 
+import mujoco
 import numpy as np
 
 from .. import spatial
@@ -56,6 +57,7 @@ from ..walk.controller import WalkController, WalkInputs, WalkOutputs, WalkState
 from ..wholebody.balancer import BalancerResult, WholeBodySettings
 from ..wholebody.cycle import WholeBodyCycle
 from ..wholebody.reference_queue import DEFAULT_REFERENCE_TIMEOUT_S, WalkReferenceQueue
+from .mjcf import sole_frame_name
 from .simulator import NaoSimulator
 
 SETTLE_CYCLES = 50  # the robot settles on the floor before the walk starts
@@ -212,6 +214,15 @@ class SimulatedWalk:
         self.obstacles.in_torso(lambda frame: np.eye(4) if frame == "torso" else
                                 fk.pose(state, frame) if fk.has_frame(frame) else None, slots)
         return not np.array_equal(before, slots.packed)
+
+    def true_footprint(self) -> Pose2D:
+        """The simulator's ground truth of REP-120 base_footprint in its world: the midpoint of the
+        true soles, the true torso's yaw (what ``odom`` estimates)."""
+        m, d = self.sim.mj_model, self.sim.mj_data
+        left, right = (d.site_xpos[mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_SITE, sole_frame_name(side))]
+                       for side in ("left", "right"))
+        yaw = spatial.yaw_of(spatial.rotation_from_quaternion_xyzw(self.state.torso_orientation_xyzw))
+        return Pose2D(0.5 * float(left[0] + right[0]), 0.5 * float(left[1] + right[1]), yaw)
 
     def true_moved(self) -> Pose2D:
         """How far the true torso moved: (x, y) in the start torso's heading frame, and its turn."""
