@@ -27,6 +27,7 @@ import sys
 import time
 
 import numpy as np
+import yaml
 
 from bench_suite import running_suite
 from bench_walk_envelope import CORNERS, GAITS, percent_of_nominal, se2_log_twist
@@ -106,6 +107,20 @@ def run_corner(motion, monitor, reset, command, config, walk_s: float, window_s:
             "missed": missed1 - missed0, "cycles": cycles1 - cycles0, "rtf": rtf}
 
 
+def set_walk_parameters(motion, values: dict) -> None:
+    """The walk node's parameters, set together (refused: the benchmark stops with the reason)."""
+    from rcl_interfaces.srv import SetParametersAtomically
+    from rclpy.parameter import Parameter
+
+    client = motion.node.create_client(SetParametersAtomically, "walk/set_parameters_atomically")
+    request = SetParametersAtomically.Request(
+        parameters=[Parameter(name, value=value).to_parameter_msg() for name, value in values.items()])
+    result = motion.call_service(client, request, "walk node").result
+    if not result.successful:
+        raise SystemExit(f"walk parameters {values} refused: {result.reason}")
+    print(f"walk parameters: {values}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--nao-version", default="V5", choices=["V5", "V6"])
@@ -118,6 +133,8 @@ def main() -> int:
     parser.add_argument("--no-reset", action="store_true",
                         help="walk each corner from where the last one ended (the simulator not reset)")
     parser.add_argument("--repeat", type=int, default=1, help="walk each corner this many times")
+    parser.add_argument("--walk-parameter", nargs=2, action="append", default=[], metavar=("NAME", "YAML"),
+                        help="set a walk node parameter first (e.g. step_recovery true); repeatable")
     args = parser.parse_args()
 
     from std_srvs.srv import Trigger
@@ -133,6 +150,8 @@ def main() -> int:
     with (running_suite(args.nao_version, Suite.composed, args.load, prefix="bench_suite_envelope") as (_, monitor, _),
           ALMotion(args.nao_version) as motion):
         reset = None if args.no_reset else motion.node.create_client(Trigger, "reset")
+        if args.walk_parameter:
+            set_walk_parameters(motion, {name: yaml.safe_load(value) for name, value in args.walk_parameter})
         for corner, command in CORNERS:
             for gait, config in GAITS * args.repeat:
                 if (args.max_only and gait != "max") or (args.corners and corner not in args.corners):
