@@ -101,6 +101,7 @@ SENSED_SOLES_MAX_TILT_RAD = 0.05
 KILLED = "killMove: stopped at once"
 STEP_TIME_EPS_S = 1e-9  # the footstep planner's: times this close are the same instant
 MAX_USER_COMMAND_S = 60.0  # a user command holds an arm at most this long (+ the hold)
+_RECOVERY_DEFAULTS = StepRecoveryConfig()
 
 
 class WalkState(str, Enum):
@@ -129,9 +130,10 @@ class WalkControllerConfig:
     # Balance recovery by stepping (walk.step_recovery): the measured DCM against the plan's. Off
     # by default: the simulated robot with 70 % servos sways beyond the threshold and its steps
     # for it spoil that robot's turns (see the README).
-    step_recovery: bool = False
-    step_recovery_threshold_m: float = 0.035  # lateral DCM error beyond which the next footholds move
-    step_recovery_max_shift_m: float = 0.1  # the footholds move at most this far for one disturbance
+    # (The defaults are StepRecoveryConfig's: one default per parameter.)
+    step_recovery: bool = _RECOVERY_DEFAULTS.enabled
+    step_recovery_threshold_m: float = _RECOVERY_DEFAULTS.threshold_m  # lateral DCM error beyond which footholds move
+    step_recovery_max_shift_m: float = _RECOVERY_DEFAULTS.max_shift_m  # at most this far for one disturbance
 
     def validate(self) -> str | None:
         """The reason this configuration is unusable, or None."""
