@@ -14,11 +14,12 @@ from geometry_msgs.msg import PoseArray, Pose, TransformStamped  # noqa: E402
 from nav_msgs.msg import Odometry  # noqa: E402
 from rclpy.serialization import deserialize_message, serialize_message  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
+from std_msgs.msg import Float32MultiArray, MultiArrayDimension  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
 
 from nao_motion.joint_input import JointInputError, parse_joint_values  # noqa: E402
 from nao_motion.model import NaoModel  # noqa: E402
-from nao_motion.ros.cdr import JointStateReader, MessageImage  # noqa: E402
+from nao_motion.ros.cdr import Float32TailReader, JointStateReader, MessageImage  # noqa: E402
 from nao_motion.ros.node_tools import TransformsImage  # noqa: E402
 
 MODEL = NaoModel("V5")
@@ -171,3 +172,19 @@ def test_imu_and_pose_read_in_place():
     assert (frame, stamp_s, values.tolist()) == ("wb_world", 3.25, [0.0, 0.25, 0.0, 0.0, 0.0, 0.0, 1.0])
     with pytest.raises(ValueError):
         StampedFloatsReader(POSE_FLOATS).read(serialize_message(pose)[:40])
+
+
+def test_float32_tail_reader_reads_the_foot_sensors_whatever_their_layout_and_refuses_other_counts():
+    reader = Float32TailReader(4)
+    forces = [1.5, 22.25, -3.0, 40.0]
+    layouts = ([], [MultiArrayDimension(label="FL,FR,RL,RR", size=4, stride=4)],
+               [MultiArrayDimension(label="abc", size=2, stride=4), MultiArrayDimension(label="x", size=2, stride=2)])
+    for dims in layouts:
+        msg = Float32MultiArray(data=forces)
+        msg.layout.dim, msg.layout.data_offset = dims, 3
+        np.testing.assert_array_equal(reader.read(serialize_message(msg)), forces)
+    for values in ([1.0, 2.0, 3.0], [1.0, 2.0, 3.0, 4.0, 5.0], []):
+        with pytest.raises(ValueError):
+            reader.read(serialize_message(Float32MultiArray(data=values)))
+    with pytest.raises(ValueError):
+        reader.read(b"\x00\x00\x00\x00" + bytes(32))  # big-endian CDR

@@ -98,7 +98,7 @@ from ..ros.conversions import (
     time_msg,
     transform_stamped,
 )
-from ..ros.cdr import POSE_FLOATS, ImuReader, JointStateReader, MessageImage, StampedFloatsReader
+from ..ros.cdr import POSE_FLOATS, Float32TailReader, ImuReader, JointStateReader, MessageImage, StampedFloatsReader
 from ..ros.footstep_messages import FootstepMessageError, decode_plan
 from ..ros.parameters import NAO_VERSION, ParameterSpec, declare_startup
 from ..ros.node_tools import (
@@ -237,7 +237,8 @@ class WalkNode(Node):
         self.torso_reader, self.imu_reader = StampedFloatsReader(POSE_FLOATS), ImuReader()
         self.commands_sub = SampledSubscription(self, JointState, "joint_commands", raw=True)
         self.imu_sub = SampledSubscription(self, Imu, "imu", raw=True)
-        self.fsr_subs = [SampledSubscription(self, Float32MultiArray, f"fsr/{side}") for side in ("left", "right")]
+        self.fsr_subs = [SampledSubscription(self, Float32MultiArray, f"fsr/{side}", raw=True) for side in ("left", "right")]
+        self.fsr_reader = Float32TailReader(4)
         self.create_subscription(JointState, "joint_stiffness", self.on_stiffness, CYCLE_QOS)
         self.create_subscription(JointState, "joint_targets", self.on_user_targets, CYCLE_QOS)
         self.create_subscription(JointTrajectory, "joint_trajectory", self.on_user_trajectory, CYCLE_QOS)
@@ -344,15 +345,18 @@ class WalkNode(Node):
                 inputs.imu_yaw_rad, inputs.imu_s = yaw_of(attitude), now_s
                 inputs.imu_attitude[:] = attitude
         for i, sub in enumerate(self.fsr_subs):
-            msg = sub.take_latest()
-            if msg is None:
+            data = sub.take_latest()
+            if data is None:
                 continue
-            forces = np.asarray(msg.data, dtype=float)
-            if not plausible_fsr(forces, self.max_fsr_force_n):
+            try:
+                forces = self.fsr_reader.read(data)
+            except ValueError:
+                forces = None
+            if forces is None or not plausible_fsr(forces, self.max_fsr_force_n):
                 self._refuse_sensor(sub.topic, f"expected 4 forces (N) in [{MIN_FSR_FORCE_N:g}, "
                                                f"{self.max_fsr_force_n:.0f}]")
                 continue
-            inputs.fsr_total_n[i], inputs.fsr_s[i] = float(forces.sum()), now_s
+            inputs.fsr_total_n[i], inputs.fsr_s[i] = float(forces.sum(dtype=np.float64)), now_s
 
     def _refuse_sensor(self, topic: str, reason: str) -> None:
         throttled_warning(self, topic, f"{topic} ignored: {reason}")

@@ -291,6 +291,29 @@ class StampedFloatsReader:
         return frame, sec + nanosec * 1e-9, np.frombuffer(data, "<f8", self.count, start)
 
 
+class Float32TailReader:
+    """The float32 sequence that ends a serialized message (std_msgs/Float32MultiArray's ``data``,
+    after its layout), read in place: taking it converted costs the walk node ~1 % of a core for
+    two foot sensors at 100 Hz.
+
+    ``read(data)`` returns the ``count`` values as a read-only float32 array, or raises
+    ValueError for bytes that are not little-endian CDR or whose last sequence does not hold
+    exactly ``count`` values (told by the length before the last ``count`` values: a longer
+    sequence whose element there reads as that length, a float32 of about 1e-44, is not told apart)."""
+
+    def __init__(self, count: int):
+        self.count = count
+
+    def read(self, data: bytes) -> np.ndarray:
+        start = len(data) - 4 * self.count
+        # the layout (a dim sequence's length and data_offset) and the data's length come first
+        if data[:2] != LITTLE_ENDIAN_CDR or start < ENCAPSULATION + 12 or (start - ENCAPSULATION) % 4:
+            raise ValueError("not a little-endian CDR message of float32 values")
+        if struct.unpack_from("<I", data, start - 4)[0] != self.count:
+            raise ValueError(f"expected {self.count} float32 values at the end")
+        return np.frombuffer(data, "<f4", self.count, start)
+
+
 class ImuReader:
     """The attitude and angular velocity of serialized sensor_msgs/Imu messages.
 
