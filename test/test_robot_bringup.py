@@ -11,8 +11,9 @@ own (wall) clock while the walk executes them on the joint_states stamps, so the
 must keep up with the wall clock, as LoLA's does. Stamps advancing one cycle per lockstep step
 fall behind the wall clock whenever the simulator waits (seconds already before the suite
 answers: a step per lockstep_timeout_s), and the walk then finds the planner's steps ended before
-it made them (tried: the robot fell 2.4 s into the walk). nao_lola's imu has no orientation, so
-the walk is open loop in yaw here: cycles the suite misses on a busy host turn up in the heading."""
+it made them (tried: the robot fell 2.4 s into the walk). nao_lola's imu has no orientation: the
+walk's heading is its gyro's, integrated (``walk.imu_yaw``); without it, cycles the suite missed
+on a busy host turned up in the heading (6-33 deg off)."""
 
 import math
 import signal
@@ -125,10 +126,10 @@ def test_robot_bringup_walks_the_simulated_v6_through_nao_lola_and_sits_it_down(
         monitor.spin_for(1.0)
         assert max(stiffness.take_latest().stiffnesses) == pytest.approx(0.0, abs=1e-6)
         assert list(monitor.joint_states.name) == list(LOLA_JOINT_NAMES)
-        # nao_lola's imu has no orientation: the walk ran without IMU heading correction, and said so.
+        # nao_lola's imu has no orientation: the walk took its heading from the integrated gyro, and said so.
         started = [line for log in (tmp_path / "robot").glob("*.log") for line in log.read_text().splitlines()
                    if "[walk]: walk started" in line]
-        assert started and all("without heading correction" in line for line in started), started
+        assert started and all("with the heading from the integrated gyro" in line for line in started), started
     finally:
         if motion is not None:
             motion.close()

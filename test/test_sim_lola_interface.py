@@ -175,7 +175,8 @@ def test_joint_states_is_published_last_after_the_sensors_as_nao_lola_does():
     position = np.linspace(-0.5, 0.5, model.n_joints)
     position[model.joint_index("RHipYawPitch")] = position[model.joint_index("LHipYawPitch")]
     interface.publish(SimpleNamespace(position=position, stiffness=np.full(model.n_joints, 0.7),
-                                      imu_angular_velocity=np.zeros(3), imu_linear_acceleration=np.array([0, 0, 9.81]),
+                                      imu_angular_velocity=np.zeros(3), imu_angular_velocity_mean=np.array([0.1, -0.2, 0.3]),
+                                      imu_linear_acceleration=np.array([0, 0, 9.81]),
                                       fsr_left=np.ones(4), fsr_right=np.ones(4)))
     topics = [topic for topic, _ in node.published]
     assert topics[-1] == "joint_states" and sorted(topics) == sorted(set(TOPICS) - {"/clock"}), topics
@@ -187,3 +188,7 @@ def test_joint_states_is_published_last_after_the_sensors_as_nao_lola_does():
     np.testing.assert_allclose(measured.positions, expected, atol=1e-6)
     stiffness = deserialize_message(dict(node.published)["sensors/joint_stiffnesses"], JointStiffnesses)
     np.testing.assert_allclose(stiffness.stiffnesses, 0.7, atol=1e-6)
+    # The gyro as the V6's IMU gives it: the mean over the cycle, not the sample at its end.
+    imu = deserialize_message(dict(node.published)["imu"], Imu)
+    np.testing.assert_allclose([imu.angular_velocity.x, imu.angular_velocity.y, imu.angular_velocity.z], [0.1, -0.2, 0.3])
+    assert imu.orientation_covariance[0] == -1.0

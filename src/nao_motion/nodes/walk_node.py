@@ -19,7 +19,7 @@ first read it. Plans, user commands, stiffness and services are ordinary callbac
 | sub | `whole_body/torso_pose` | geometry_msgs/PoseStamped | the torso in ``wb_world`` (the balancer's model): with FK of `joint_states`, where the feet and the CoM are |
 | sub | `joint_states` | sensor_msgs/JointState | measured angles (FK: feet, CoM, base_footprint); each message runs one cycle, at its stamp |
 | sub | `joint_commands` | sensor_msgs/JointState | the whole-body node's command: with its torso pose, where it holds the soles, which a walk's first foot references start from |
-| sub | `imu` | sensor_msgs/Imu | torso orientation: its yaw against the balancer's torso yaw is the heading the feet lost, which the walk turns into the steps it executes (``heading_correction``) |
+| sub | `imu` | sensor_msgs/Imu | torso orientation: its yaw against the balancer's torso yaw is the heading the feet lost, which the walk turns into the steps it executes (``heading_correction``); an IMU without orientation (``orientation_covariance[0]`` = -1, nao_lola's): its angular velocity, integrated about the vertical (``walk.imu_yaw``; the bias learnt while standing) |
 | sub | `fsr/left`, `fsr/right` | std_msgs/Float32MultiArray | 4 forces per foot, N (foot contact protection; which foot supports, for the odometry) |
 | sub | `joint_stiffness` | sensor_msgs/JointState | stiffness 0..1 in `effort`; empty names with one value: every joint (stiffness protection) |
 | sub | `joint_targets`, `joint_trajectory` | sensor_msgs/JointState, trajectory_msgs/JointTrajectory | a user command on an arm's joints leaves that arm to the user (no arm swing) for the command's duration + `user_arm_hold_s`; messages whose `header.frame_id` starts with ``walk_`` are this node's own |
@@ -61,7 +61,8 @@ sees and the balancer's model does not. While walking, the controller executes t
 measured heading error at each lift-off (the steps not yet taken, about the support foot), so
 the robot ends where the planner planned it (NAOqi's moveTo is odometry based too); the
 planner's queue is not changed (it owns it). The generator, ``walk/zmp`` and ``walk/com`` are
-in this executed plane. Without a fresh `imu` when a walk starts, that walk runs uncorrected.
+in this executed plane. Without a fresh `imu` when a walk starts, that walk runs uncorrected;
+with an `imu` that gives no orientation, the yaw is its gyro's, integrated (``walk.imu_yaw``).
 With ``position_correction_gain`` > 0 the same correction also shifts the steps not yet taken
 by the feet's position error the sensed odometry measures; off by default: on the simulated
 robot with 70 % servos, steps made longer than planned made it fall (see README). A step
@@ -337,13 +338,15 @@ class WalkNode(Node):
                               inputs.commanded_received, self.diagnostics)
         data = self.imu_sub.take_latest()
         if data is not None:
-            attitude = self.imu_reader.read(data)[0]
+            attitude, gyro = self.imu_reader.read(data)
             if attitude is None:
                 if not self.imu_reader.no_orientation:
                     self._refuse_sensor("imu", IMU_ORIENTATION_ERROR)
             else:
                 inputs.imu_yaw_rad, inputs.imu_s = yaw_of(attitude), now_s
                 inputs.imu_attitude[:] = attitude
+            if gyro is not None:
+                inputs.gyro_rad_s[:], inputs.gyro_s = gyro, now_s
         for i, sub in enumerate(self.fsr_subs):
             data = sub.take_latest()
             if data is None:
@@ -480,8 +483,11 @@ class WalkNode(Node):
             self.initializing_pub.publish(self.initializing_msg)
         if out.started:
             self.trail.clear()
-            self.get_logger().info("walk started" + ("" if self.controller.heading_corrected else
-                                                     " without heading correction (no fresh IMU)"))
+            c = self.controller
+            self.get_logger().info("walk started" + (
+                " without heading correction (no fresh IMU)" if not c.heading_corrected else
+                " with the heading from the integrated gyro (the imu gives no orientation)" if c.heading_from_gyro
+                else ""))
         if out.ended:
             self.get_logger().info(f"walk ended: {out.reason}")
         if out.reference is not None:

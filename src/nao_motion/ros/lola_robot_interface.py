@@ -7,7 +7,9 @@ Published per cycle, stamped with the node's clock as nao_lola stamps them (``no
 nao_lola's order (every ``sensors/*`` and ``imu`` first, ``joint_states`` last):
 ``joint_states`` (sensor_msgs/JointState: LoLA's 25 joint names, positions only; no
 RHipYawPitch), ``imu`` (sensor_msgs/Imu, frame ``ImuTorsoAccelerometer_frame``: angular velocity
-and linear acceleration; no orientation, ``orientation_covariance[0]`` = -1, as nao_lola), and
+and linear acceleration; no orientation, ``orientation_covariance[0]`` = -1, as nao_lola; the
+angular velocity is the mean over the cycle's physics steps, as the V6's IMU filters its output
+to the packet rate, not one sample aliasing the footfalls' jolts), and
 ``sensors/fsr``, ``sensors/joint_positions``, ``sensors/joint_stiffnesses`` (nao_lola_sensor_msgs).
 nao_lola's other ``sensors/*`` topics (buttons, sonar, battery...) are not simulated.
 
@@ -101,7 +103,7 @@ class LolaRobotInterface:
         # own interface does): the suite runs its cycle on it and reads the newest imu and FSRs
         # then, which are this cycle's only if they were sent before.
         stamp = self.node.get_clock().now().to_msg()  # nao_lola stamps with its clock, not LoLA's
-        self.imu_values[:3], self.imu_values[3:] = state.imu_angular_velocity, state.imu_linear_acceleration
+        self.imu_values[:3], self.imu_values[3:] = state.imu_angular_velocity_mean, state.imu_linear_acceleration
         self.imu_image.set_floats(self.imu_values)
         self.imu_image.set_stamp(stamp.sec, stamp.nanosec)
         self.imu_image.publish(self.imu_pub)

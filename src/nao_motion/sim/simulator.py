@@ -69,7 +69,10 @@ class SimState:
     command: np.ndarray  # (26,) rad, the position each servo is commanded to
     stiffness: np.ndarray  # (26,) 0..1
     imu_orientation_xyzw: np.ndarray  # torso orientation in the world frame
-    imu_angular_velocity: np.ndarray  # rad/s, torso frame
+    imu_angular_velocity: np.ndarray  # rad/s, torso frame, at the end of the cycle
+    # rad/s, torso frame: the mean over the cycle's physics steps, what an IMU's output filter gives
+    # at the packet rate (the nao_lola interface's); a sample a cycle apart aliases the footfalls' jolts
+    imu_angular_velocity_mean: np.ndarray
     imu_linear_acceleration: np.ndarray  # m/s^2, torso frame, reads +9.81 up at rest
     fsr_left: np.ndarray  # (4,) N, FL FR RL RR
     fsr_right: np.ndarray  # (4,) N, FL FR RL RR
@@ -166,6 +169,9 @@ class NaoSimulator:
             for name in ("imu_orientation", "imu_gyro", "imu_accelerometer")
             for i in [mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_SENSOR, name)]
         }
+        gyro_adr, gyro_dim = self._sensor["imu_gyro"]
+        self._gyro_slice = slice(gyro_adr, gyro_adr + gyro_dim)
+        self._gyro_sum = np.zeros(gyro_dim)  # the cycle's gyro samples, summed
         # Feet: every geom of the ankle-roll bodies counts for the FSRs, sole frames from sites.
         self._foot_body = {}
         self._sole_site = {}
@@ -251,6 +257,7 @@ class NaoSimulator:
         self._apply_servos()
         self._read_contacts()
         self._accelerometer = self._sensor_value("imu_accelerometer")
+        self._gyro_sum[:] = d.sensordata[self._gyro_slice] * self.substeps  # a reset: the mean is the sample until a cycle ran
         self._effort = d.actuator_force.copy()
         self._last_state = self._make_state()
         return self._last_state
@@ -355,6 +362,8 @@ class NaoSimulator:
             time_s = d.time
             while self._delayed and self._delayed[0][0] <= self.cycle:
                 self._set_command_now(*self._delayed.popleft()[1:])
+            gyro_sum = self._gyro_sum
+            gyro_sum[:] = 0.0
             for k in range(self.substeps):
                 self._apply_servos()
                 if self._push_steps_left > 0:
@@ -369,6 +378,7 @@ class NaoSimulator:
                     self._accelerometer = self._sensor_value("imu_accelerometer")
                     self._effort = d.actuator_force.copy()
                 mujoco.mj_step1(m, d)
+                gyro_sum += d.sensordata[self._gyro_slice]
             self._move_hands()
             self.cycle += 1
             if d.time < time_s or d.warning[mujoco.mjtWarning.mjWARN_BADQACC].number != bad_accelerations:
@@ -488,6 +498,7 @@ class NaoSimulator:
             stiffness=self._stiffness.copy(),
             imu_orientation_xyzw=imu_quat / np.linalg.norm(imu_quat),
             imu_angular_velocity=self._sensor_value("imu_gyro"),
+            imu_angular_velocity_mean=self._gyro_sum / self.substeps,
             imu_linear_acceleration=self._accelerometer.copy(),
             fsr_left=self._fsr["left"].copy(),
             fsr_right=self._fsr["right"].copy(),

@@ -15,7 +15,9 @@ initialization movement the planner holds the plan (``hold_start``, as the plann
 through while not walking), unless ``balancer_enabled``.
 
 What the controller reads is what the walk node receives: the simulated joint positions, IMU
-yaw, FSR totals and joint stiffness of the current physics state, and the whole body's torso
+orientation and gyro, FSR totals and joint stiffness of the current physics state (with
+``imu_orientation=False``, nao_lola's IMU on a V6: no orientation, and the gyro's mean over
+the cycle, as the simulator's nao_lola interface publishes it, for the walk and the whole body), and the whole body's torso
 pose and (damped) command of the previous cycle, as over DDS, where the whole-body node
 publishes them after its cycle and the walk node reads them at the next ``joint_states``. The
 controller computes the references for a later cycle (``reference_time_s``, as the walk node
@@ -66,9 +68,11 @@ SETTLE_CYCLES = 50  # the robot settles on the floor before the walk starts
 class SimulatedWalk:
     """A standing simulated NAO and the walk chain driving it."""
 
-    def __init__(self, model: NaoModel, sim: NaoSimulator | None = None, balancer_enabled: bool = False):
+    def __init__(self, model: NaoModel, sim: NaoSimulator | None = None, balancer_enabled: bool = False,
+                 imu_orientation: bool = True):
         self.model = model
         self.sim = sim or NaoSimulator(model)
+        self.imu_orientation = imu_orientation
         self.state = self.sim.step(SETTLE_CYCLES)
         self.whole_body = WholeBodyCycle(model)
         self.balancer = b = self.whole_body.balancer
@@ -114,15 +118,22 @@ class SimulatedWalk:
     def _imu_attitude(self) -> np.ndarray:
         return spatial.rotation_from_quaternion_xyzw(self.state.imu_orientation_xyzw)
 
+    def _gyro(self) -> np.ndarray:
+        """The gyro as the simulator's interface in use publishes it."""
+        return self.state.imu_angular_velocity if self.imu_orientation else self.state.imu_angular_velocity_mean
+
     def _sense(self) -> None:
         """The physics state as the walk node receives it at time_s (joint_states, imu, fsr)."""
         i, s, t = self.inputs, self.state, self.time_s
         i.time_s = self.controller.reference_time_s(t)
-        i.states_s = i.imu_s = t
+        i.states_s = i.gyro_s = t
         i.q_measured[:] = s.position
         i.q_received[:] = True
-        i.imu_attitude[:] = self._imu_attitude()
-        i.imu_yaw_rad = spatial.yaw_of(i.imu_attitude)
+        i.gyro_rad_s[:] = self._gyro()
+        if self.imu_orientation:
+            i.imu_s = t
+            i.imu_attitude[:] = self._imu_attitude()
+            i.imu_yaw_rad = spatial.yaw_of(i.imu_attitude)
         i.fsr_total_n[:] = (float(np.sum(s.fsr_left)), float(np.sum(s.fsr_right)))
         i.fsr_s[:] = t
         i.stiffness[:] = s.stiffness
@@ -189,8 +200,7 @@ class SimulatedWalk:
         reference = self.references.select(self.time_s, DEFAULT_REFERENCE_TIMEOUT_S)
         if len(self.obstacles) or self.balancer.obstacles.count:
             self._place_obstacles(self.balancer.obstacles, self.balancer.q)
-        command = self.whole_body.cycle(self.filter.command, reference, self.state.position,
-                                        self.state.imu_angular_velocity)
+        command = self.whole_body.cycle(self.filter.command, reference, self.state.position, self._gyro())
         result = self.whole_body.result
         # What the walk node will have at the next joint_states: this cycle's command and torso.
         i = self.inputs

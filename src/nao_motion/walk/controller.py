@@ -24,8 +24,9 @@ other nodes said last (``WalkInputs``):
   commands); kept for the whole walk from its start;
 * a walk starts from the feet where the balancer holds them (``start_from_actual_feet``) and
   executes the plan turned by the heading the feet lost (``HeadingCorrection``: IMU yaw against
-  the balancer's torso yaw, at each lift-off); ``odom`` is brought back into the planner's
-  frame through that correction;
+  the balancer's torso yaw, at each lift-off; ``walk.imu_yaw``: the IMU's orientation, or its
+  gyro integrated when it gives none, as nao_lola's); ``odom`` is brought back into the
+  planner's frame through that correction;
 * balance recovery by stepping (``walk.step_recovery``): the measured DCM (IMU tilt + FK of the
   measured joints) against the generator's; off sideways beyond what the support absorbs, the
   executed steps not yet taken move by it (``HeadingCorrection.shift``, clipped by NAOqi's
@@ -65,6 +66,7 @@ from ..wholebody.balancer import WalkReference
 from .arm_swing import ARM_SWING_JOINTS
 from .balancer_reference import balancer_reference, world_from_odom
 from .heading_correction import HeadingCorrection, HeadingCorrectionConfig
+from .imu_yaw import ImuYaw
 from .landing import Landing
 from .leg_odometry import SOLES, LegOdometry
 from .pattern_generator import WalkConfig, WalkOutput, WalkPatternGenerator
@@ -224,9 +226,11 @@ class WalkInputs:
     torso_world: np.ndarray  # 4x4, the whole-body node's torso pose in wb_world
     torso_s: float
     imu_yaw_rad: float
-    imu_s: float
+    imu_s: float  # when the IMU's orientation arrived (an IMU without one: never)
     # (3, 3) the IMU's torso attitude in a gravity-aligned frame: its roll and pitch (its yaw is imu_yaw_rad)
     imu_attitude: np.ndarray
+    gyro_rad_s: np.ndarray  # (3,) the IMU's angular velocity, torso frame
+    gyro_s: float
     fsr_total_n: np.ndarray  # (2,) N, total of each foot's 4 sensors [left, right]
     fsr_s: np.ndarray  # (2,) when each foot's forces arrived
     stiffness: np.ndarray  # (26,) 0..1
@@ -238,7 +242,8 @@ class WalkInputs:
         return cls(
             time_s=0.0, q_measured=np.zeros(n), q_received=np.zeros(n, dtype=bool), states_s=-math.inf,
             q_commanded=np.zeros(n), commanded_received=np.zeros(n, dtype=bool), torso_world=np.eye(4),
-            torso_s=-math.inf, imu_yaw_rad=0.0, imu_s=-math.inf, imu_attitude=np.eye(3), fsr_total_n=np.full(2, math.nan),
+            torso_s=-math.inf, imu_yaw_rad=0.0, imu_s=-math.inf, imu_attitude=np.eye(3), gyro_rad_s=np.zeros(3),
+            gyro_s=-math.inf, fsr_total_n=np.full(2, math.nan),
             fsr_s=np.full(2, -math.inf),
             stiffness=np.ones(n),  # until told otherwise every joint is stiff (the collision filter's convention)
         )
@@ -311,7 +316,9 @@ class WalkController:
         self._tilt_error_rad = 0.0
         self.planned_start: dict[Leg, Pose2D] = {}  # each foot at the walk's start: as planned, as held
         self.actual_start: dict[Leg, Pose2D] = {}
-        self.heading_corrected = False  # this walk started with a fresh IMU
+        self.imu_yaw = ImuYaw()  # this cycle's yaw: the IMU's orientation, or its gyro integrated
+        self.heading_corrected = False  # this walk started with a fresh IMU yaw
+        self.heading_from_gyro = False  # ... and it is the integrated gyro's
         self.low_force_since_s: float | None = None
         self.plan: WalkPlan | None = None
         self.state = WalkState.IDLE
@@ -411,6 +418,8 @@ class WalkController:
         out.warnings.clear()
         self.plan = inputs.plan
         measurement = self._measure(inputs)
+        self.imu_yaw.update(now_s, self.config.stale_timeout_s, inputs.imu_yaw_rad, inputs.imu_s, inputs.imu_attitude,
+                            inputs.gyro_rad_s, inputs.gyro_s, inputs.torso_world, self.state is WalkState.IDLE)
         steps, feet, killed = self._steps_now(now_s)
         if self.state in (WalkState.IDLE, WalkState.INITIALIZING) and measurement is not None:
             self._anchor(feet, measurement, inputs)
@@ -445,15 +454,12 @@ class WalkController:
 
     def _sense_odometry(self, inputs: WalkInputs) -> None:
         """One cycle of the sensed odometry: FK of the measured joints (``_measure`` computed it),
-        the IMU's attitude with its yaw, the FSR totals (each only when fresh)."""
+        the IMU's attitude with its yaw (``imu_yaw``), the FSR totals (each only when fresh)."""
         odometry, state = self.leg_odometry, self._measured_state
         now_s, stale_s = inputs.time_s, self.config.stale_timeout_s
         if not odometry.started:  # where the odometry has the robot until now: odom is the planner's frame
             odometry.reset(self.odom_from_world @ inputs.torso_world, state)
-        attitude = None
-        if now_s - inputs.imu_s <= stale_s:
-            a = inputs.imu_attitude
-            attitude = rot_z(inputs.imu_yaw_rad - math.atan2(a[1, 0], a[0, 0])) @ a
+        attitude = self.imu_yaw.attitude if self.imu_yaw.fresh else None
         forces = inputs.fsr_total_n if np.all(now_s - inputs.fsr_s <= stale_s) else None
         odometry.update(state, attitude, forces)
 
@@ -569,9 +575,10 @@ class WalkController:
         sensed = self._sensed_soles()
         self.planned_from_sensed = (mean_pose(feet.left, feet.right)
                                     * mean_pose(sensed[Leg.LEFT], sensed[Leg.RIGHT]).inverse()).normalized()
-        self.heading_corrected = gain > 0.0 and now_s - inputs.imu_s <= cfg.stale_timeout_s
+        self.heading_corrected = gain > 0.0 and self.imu_yaw.fresh
+        self.heading_from_gyro = self.heading_corrected and self.imu_yaw.from_gyro
         model_yaw = yaw_of(inputs.torso_world)
-        self.heading.reset(start_feet, inputs.imu_yaw_rad if self.heading_corrected else model_yaw, model_yaw)
+        self.heading.reset(start_feet, self.imu_yaw.yaw_rad if self.heading_corrected else model_yaw, model_yaw)
         self.recovery = StepRecovery(cfg.recovery, config.com_height_m, self.dt_s)
         self.state = WalkState.WALKING
         out = self.outputs
@@ -692,10 +699,10 @@ class WalkController:
         pose leaves the heading as it is, stale joints the position."""
         now_s = inputs.time_s
         model_yaw = yaw_of(inputs.torso_world)
-        fresh = now_s - min(inputs.imu_s, inputs.torso_s) <= self.config.stale_timeout_s
+        fresh = self.imu_yaw.fresh and now_s - inputs.torso_s <= self.config.stale_timeout_s
         if self.heading_corrected and not fresh:
             self.outputs.warnings.append(("heading", "imu or torso pose stale: the heading correction holds"))
-        imu_yaw = inputs.imu_yaw_rad if self.heading_corrected and fresh else None
+        imu_yaw = self.imu_yaw.yaw_rad if self.heading_corrected and fresh else None
         steps, feet = start_from_actual_feet(steps, feet, self.planned_start, self.actual_start)
         sensed = None
         # The sensed soles only serve the position correction (off by default, on after a recovery
