@@ -91,10 +91,6 @@ def client(request):
         rclpy.shutdown()
 
 
-def floor_pose(p: Pose2D) -> np.ndarray:
-    return spatial.transform(spatial.rot_z(p.theta), (p.x, p.y, 0.0))
-
-
 def test_frame_world_follows_the_odometry_and_the_measured_attitude(client):
     motion, imu, plan = client
     attitude = ATTITUDE if imu else None
@@ -102,7 +98,7 @@ def test_frame_world_follows_the_odometry_and_the_measured_attitude(client):
     # Measured: the walk's base_footprint (torso yaw) in odom, turned to FRAME_ROBOT (feet yaw).
     footprint_from_robot = (spatial.inverse(FK.ground_frame(sensed, attitude, yaw_from="torso"))
                             @ FK.ground_frame(sensed, attitude, yaw_from="feet"))
-    world_from_robot = {True: floor_pose(ODOM) @ footprint_from_robot, False: floor_pose(plan.robot_position())}
+    world_from_robot = {True: ODOM.to_transform() @ footprint_from_robot, False: plan.robot_position().to_transform()}
     for use_sensors, state in ((True, sensed), (False, commanded)):
         level = attitude if use_sensors else None
         for name in ("CameraTop", "RArm", "LLeg", "Torso"):
@@ -129,7 +125,7 @@ def test_frame_world_follows_the_odometry_and_the_measured_attitude(client):
 def test_robot_positions_with_and_without_sensors(client):
     motion, imu, plan = client
     sensed_robot = Pose2D.from_transform(
-        floor_pose(ODOM) @ spatial.inverse(FK.ground_frame(FK.compute(SENSED), ATTITUDE if imu else None,
+        ODOM.to_transform() @ spatial.inverse(FK.ground_frame(FK.compute(SENSED), ATTITUDE if imu else None,
                                                            yaw_from="torso"))
         @ FK.ground_frame(FK.compute(SENSED), ATTITUDE if imu else None, yaw_from="feet"))
     np.testing.assert_allclose(motion.getRobotPosition(True), sensed_robot.as_list(), atol=1e-9)

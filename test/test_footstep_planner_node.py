@@ -30,7 +30,7 @@ from nao_motion.footsteps.gait_config import get_move_config  # noqa: E402
 from nao_motion.ros.footstep_messages import (  # noqa: E402
     FootstepMessageError, FootstepPlan, FootstepRequest, decode_plan, decode_request, encode_plan,
     encode_request, plan_of)
-from nao_motion.ros.qos import TF_QOS  # noqa: E402
+from nao_motion.ros.qos import TF_QOS, TF_STATIC_QOS  # noqa: E402
 from nao_motion.suite import NODES  # noqa: E402
 
 PLANNER = next(spec for spec in NODES if spec.executable == "footstep_planner")
@@ -126,7 +126,7 @@ class Probe(SpinningProbe):
 
     def __init__(self):
         super().__init__("footstep_planner_probe")
-        self.plans, self.markers, self.logs, self.diagnostics = [], [], [], []
+        self.plans, self.markers, self.logs, self.diagnostics, self.static_tf = [], [], [], [], []
         node = self.node
         self.pubs = {
             "cmd_vel": node.create_publisher(Twist, "cmd_vel", 10),
@@ -140,6 +140,7 @@ class Probe(SpinningProbe):
         node.create_subscription(MarkerArray, "footsteps/markers", lambda m: self.add(self.markers, m), 10)
         self.record_logs("footstep_planner", self.logs)
         node.create_subscription(DiagnosticArray, "/diagnostics", lambda m: self.add(self.diagnostics, m), 10)
+        node.create_subscription(TFMessage, "/tf_static", lambda m: self.add(self.static_tf, m), TF_STATIC_QOS)
         self.start()
 
     def _on_plan(self, msg):
@@ -376,6 +377,20 @@ def test_a_move_to_the_odometry_says_ended_short_walks_the_rest(running):
         reached = FootstepPlan(0, 0, 0, feet[Leg.LEFT], feet[Leg.RIGHT], ()).robot_position()
         assert_pose_close(reached, target * Pose2D(0.05, 0.0, 0.0))
         assert closing.accepted_commands == plan.accepted_commands  # the planner's own, not a command
+        # The plan's frame on /tf_static where odom has it: the plan's robot position (target) is
+        # odom's (5 cm short of it).
+        def plan_frame() -> Pose2D | None:
+            with probe.cond:
+                frames = [t for m in probe.static_tf for t in m.transforms
+                          if (t.header.frame_id, t.child_frame_id) == ("odom", "footstep_plan")]
+            if not frames:
+                return None
+            tr, q = frames[-1].transform.translation, frames[-1].transform.rotation
+            return Pose2D(tr.x, tr.y, 2.0 * math.atan2(q.z, q.w))
+        sensed = (target * Pose2D(-0.05, 0.0, 0.0)).normalized()
+        assert probe.wait(lambda: plan_frame() is not None and
+                          abs((plan_frame() * target).x - sensed.x) < 1e-6, 5.0), plan_frame()
+        assert_pose_close((plan_frame() * target).normalized(), sensed)
 
         def corrections() -> int:
             with probe.cond:

@@ -75,3 +75,12 @@ def test_mean_pose_wraps_heading():
     m = mean_pose(Pose2D(0, 0.05, math.pi - 0.1), Pose2D(0, -0.05, -math.pi + 0.1))
     assert abs(abs(m.theta) - math.pi) < 1e-12
     assert (m.x, m.y) == (0.0, 0.0)
+
+
+def test_to_transform_is_the_floor_pose_from_transform_reads():
+    pose = Pose2D(0.3, -0.2, 2.5)
+    t = pose.to_transform()
+    assert Pose2D.from_transform(t) == pytest.approx(pose)
+    np.testing.assert_allclose(t @ Pose2D(0.1, 0.05, 0.4).to_transform(), (pose * Pose2D(0.1, 0.05, 0.4)).to_transform(),
+                               atol=1e-12)
+    assert t[2, 3] == 0.0 and np.allclose(t[:3, :3] @ t[:3, :3].T, np.eye(3))

@@ -117,6 +117,10 @@ def test_odometry_measures_what_weak_servos_walked():
     assert math.hypot(odometry.x - moved.x, odometry.y - moved.y) <= ODOMETRY_TOLERANCE_M, (odometry, moved)
     planned = walk.planned_moved()  # getRobotPosition(False): the command, the goal
     assert math.hypot(planned.x - goal.x, planned.y - goal.y) < 0.01
+    # walk/com_measured is drawn in odom where the sensed odometry has the robot (over its feet),
+    # not where the plan put it (~9 cm ahead).
+    footprint, com = walk.odometry(), walk.walk_outputs.com_measured_odom_m
+    assert math.hypot(com[0] - footprint.x, com[1] - footprint.y) < 0.02, (com, footprint)
 
 
 def test_position_correction_closes_the_gap_of_late_servos():

@@ -34,11 +34,6 @@ from .client_base import ALMotionError
 DISCOVERY_S = 1.0  # a publisher not discovered this long after the client started is not there
 
 
-def floor_pose(pose: Pose2D) -> np.ndarray:
-    """4x4 of a floor-plane pose (z = 0)."""
-    return spatial.transform(spatial.rot_z(pose.theta), (pose.x, pose.y, 0.0))
-
-
 class WorldFrameMethods:
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -67,7 +62,7 @@ class WorldFrameMethods:
         if not use_sensors:
             if not required and self._footstep_plan is None and not self._present("footsteps/plan"):
                 return None
-            return floor_pose(self._loco_plan().robot_position())
+            return self._loco_plan().robot_position().to_transform()
         msg = self._latest(self._odometry, "odom", kept=self._footprint_odom is not None)
         if msg is not None:
             p, q = msg.pose.pose.position, msg.pose.pose.orientation
@@ -79,7 +74,7 @@ class WorldFrameMethods:
             return None
         footprint_from_robot = (spatial.inverse(self.fk.ground_frame(state, attitude, yaw_from="torso"))
                                 @ self.fk.ground_frame(state, attitude, yaw_from="feet"))
-        return floor_pose(self._footprint_odom) @ footprint_from_robot
+        return self._footprint_odom.to_transform() @ footprint_from_robot
 
     def _robot_position(self, use_sensors: bool) -> Pose2D:
         """NAOqi's robot position: FRAME_ROBOT's (x, y, theta) in FRAME_WORLD."""

@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 __all__ = [
     "Pose2D",
     "normalize_angle",
@@ -48,6 +50,11 @@ class Pose2D:
     def from_transform(cls, t) -> "Pose2D":
         """(x, y, heading) of a 4x4 pose on the floor plane."""
         return cls(float(t[0][3]), float(t[1][3]), math.atan2(t[1][0], t[0][0]))
+
+    def to_transform(self) -> np.ndarray:
+        """4x4 of this pose on the floor plane (z = 0)."""
+        c, s = math.cos(self.theta), math.sin(self.theta)
+        return np.array([[c, -s, 0.0, self.x], [s, c, 0.0, self.y], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]])
 
     def __mul__(self, other: "Pose2D") -> "Pose2D":
         """Compose: ``other`` expressed in this pose's frame, returned in the parent frame."""

@@ -33,6 +33,7 @@ chain runs too.
 | sub | `walk/initializing` | std_msgs/Bool (transient local) | the walk node's initialization movement (NAOqi: a walk from a posture that is not walk-ready first performs one): while true, a plan that has not started keeps its first step one preview window ahead |
 | sub | `footsteps/request` | std_msgs/Float64MultiArray | setFootSteps / setFootStepsWithSpeed (legs, poses relative to the other foot, times or speeds, clearExisting); layout in `nao_motion.ros.footstep_messages` |
 | pub | `footsteps/plan` | std_msgs/Float64MultiArray (transient local) | planted feet + every planned step (leg, times on the node's clock, poses in the plan's frame `footstep_plan`, gait values, unchangeable flag), on every change and at 2 Hz; layout and codec in `nao_motion.ros.footstep_messages` |
+| pub | `/tf_static` | tf2_msgs/TFMessage | ``odom -> footstep_plan`` (the plan's frame where the sensed odometry has it: `plan_from_odom` inverted), sent when it changes (an odometry sample compared after a walk), so the plan's poses show in rviz and tf2 resolves them |
 | pub | `footsteps/markers` | visualization_msgs/MarkerArray | with the plan while subscribed, frame `odom` (the plan's poses through `plan_from_odom`: drawn under the robot): NAO sole boxes; left green, right red; planted feet dark, unchangeable steps opaque, changeable steps translucent |
 | pub | `/diagnostics` | diagnostic_msgs/DiagnosticArray | cycle time, mode, steps, unchangeable steps, accepted and refused commands, last refusal, `plan_from_odom` (x, y, theta), the odometry samples compared, the running moveTo's closing moveTos and what was left when its last one ended |
 | srv | `stop_move` | std_srvs/Trigger | stopMove: the unchangeable steps, then the feet together |
@@ -70,12 +71,12 @@ from ..footsteps import (NAO_FOOT_BOXES, FootstepError, FootstepPlanner, Footste
 from ..footsteps.step_queue import DEFAULT_PREVIEW_S
 from ..footsteps.gait_config import FREQUENCY_KEY, GAIT_PARAMETERS, MoveConfigError, parse_move_config
 from ..model import NaoModel
-from ..ros.conversions import pose_matrix_of, pose_refusal, stamp_seconds
+from ..ros.conversions import pose_matrix_of, pose_refusal, stamp_seconds, transform_stamped
 from ..ros.footstep_messages import (
     FOOT_PREFIXES, PER_FOOT_KEYS, PLAN_FRAME, SETTABLE_KEYS, FootstepMessageError, FootstepPlan, decode_request,
     encode_plan, plan_of)
 from ..ros.parameters import NAO_VERSION, ParameterSpec, declare_startup
-from ..ros.node_tools import CycleDiagnostics, ValidatedParameters, run_node, throttled_warning
+from ..ros.node_tools import CycleDiagnostics, TfPublisher, ValidatedParameters, run_node, throttled_warning
 from ..ros.qos import LATCHED_QOS
 from ..ros.sampled import SampledSubscription
 from ..ros.tf_listener import TfListener
@@ -130,6 +131,8 @@ class FootstepPlannerNode(Node):
         self.odometry = SampledSubscription(self, Odometry, "odom")
         self.plan_pub = self.create_publisher(Float64MultiArray, "footsteps/plan", LATCHED_QOS)
         self.marker_pub = self.create_publisher(MarkerArray, "footsteps/markers", 10)
+        self.tf_pub = TfPublisher(self)
+        self.sent_plan_frame: Pose2D | None = None  # odom -> footstep_plan as last sent on /tf_static
         self.create_subscription(Twist, "cmd_vel", self.on_cmd_vel, 10)
         self.create_subscription(Twist, "cmd_vel_normalized", self.on_cmd_vel_normalized, 10)
         self.create_subscription(PoseStamped, "goal_pose", self.on_goal_pose, 10)
@@ -347,6 +350,12 @@ class FootstepPlannerNode(Node):
             self.marker_pub.publish(self._markers(plan))
         self.published_steps, self.published_key = steps, (self.accepted, self.refused, len(steps), unchangeable)
         self.last_plan_s = self.planner.now_s
+        if self.plan_frame.plan_from_odom != self.sent_plan_frame:
+            # Static: it moves only when an odometry sample is compared (after a walk), and a
+            # static frame is valid at every stamp the plan's poses are drawn at.
+            self.sent_plan_frame = p = self.plan_frame.plan_from_odom
+            self.tf_pub.send_static([transform_stamped(ODOM_FRAME, PLAN_FRAME, p.inverse().to_transform(),
+                                                       self.get_clock().now().to_msg())])
 
     # --- markers ------------------------------------------------------------------------------
     def _markers(self, plan: FootstepPlan) -> MarkerArray:

@@ -28,7 +28,7 @@ first read it. Plans, user commands, stiffness and services are ordinary callbac
 | pub | `whole_body/support` | std_msgs/String | ``Legs``, ``LLeg`` or ``RLeg`` |
 | pub | `whole_body/torso_reference` | geometry_msgs/Vector3Stamped | the torso's tilt for the next cycle: x = TorsoWx, y = TorsoWy (rad; the step's peak values times the swing foot's lift profile), about the feet's mean heading; stamped like `whole_body/com_reference`; only when not upright (the whole body's default) |
 | pub | `walk/zmp`, `walk/com` | geometry_msgs/PointStamped | planned ZMP (z = 0) and CoM, m, ``odom``, while walking and subscribed |
-| pub | `walk/com_measured` | geometry_msgs/PointStamped | CoM from torso pose + FK of `joint_states`, m, ``odom``, while subscribed |
+| pub | `walk/com_measured` | geometry_msgs/PointStamped | CoM from the sensed odometry's torso + FK of `joint_states`, m, ``odom``, while subscribed |
 | pub | `odom` | nav_msgs/Odometry | base_footprint in ``odom`` (x, y, yaw; twist in ``base_footprint``), sensed: support-foot kinematics of `joint_states`, the `imu` attitude, the support from `fsr/*` (``walk.leg_odometry``) |
 | pub | `/tf` | tf2_msgs/TFMessage | ``odom -> base_footprint`` (the kinematics node publishes base_footprint -> base_link) |
 | pub | `walk/active` | std_msgs/Bool (transient local) | moveIsActive: on every change and at 1 Hz |
@@ -60,8 +60,9 @@ Heading correction (``nao_motion.walk.heading_correction``): the feet slip in ya
 sees and the balancer's model does not. While walking, the controller executes the plan turned by the
 measured heading error at each lift-off (the steps not yet taken, about the support foot), so
 the robot ends where the planner planned it (NAOqi's moveTo is odometry based too); the
-planner's queue is not changed (it owns it). The generator, ``walk/zmp`` and ``walk/com`` are
-in this executed plane. Without a fresh `imu` when a walk starts, that walk runs uncorrected;
+planner's queue is not changed (it owns it). The generator works in this executed plane;
+``walk/zmp`` and ``walk/com`` are brought back into ``odom`` (the plan's frame, then where the
+sensed feet were when the walk started). Without a fresh `imu` when a walk starts, that walk runs uncorrected;
 with an `imu` that gives no orientation, the yaw is its gyro's, integrated (``walk.imu_yaw``).
 With ``position_correction_gain`` > 0 the same correction also shifts the steps not yet taken
 by the feet's position error the sensed odometry measures; off by default: on the simulated

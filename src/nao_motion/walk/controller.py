@@ -264,7 +264,8 @@ class WalkOutputs:
     move_init: bool = False  # send moveInit's targets (the initialization movement starts)
     # New references this cycle (None: nothing to send): the balancer's, in wb_world ...
     reference: WalkReference | None = None
-    # ... the planned ZMP (z = 0) and CoM in odom ...
+    # ... the planned ZMP (z = 0) and CoM in odom (the sensed odometry's frame: mapped from the
+    # plan's through where the sensed feet were at the walk's start) ...
     zmp_odom_m: np.ndarray = field(default_factory=lambda: np.zeros(3))
     com_planned_odom_m: np.ndarray = field(default_factory=lambda: np.zeros(3))
     # ... and the shoulders' targets (rad, ARM_SWING_JOINTS order) for the arms in arm_swing_arms.
@@ -272,7 +273,7 @@ class WalkOutputs:
     arm_swing_rad: np.ndarray = field(default_factory=lambda: np.zeros(2))
     # Measured (None/False: no fresh joint_states and torso pose): base_footprint in odom, its
     # twist in base_footprint (vx m/s, vy m/s, wz rad/s; kept from the last cycle that had one),
-    # the CoM in odom.
+    # the CoM in odom (of the sensed torso and the measured joints).
     odometry: Pose2D | None = None
     twist: np.ndarray = field(default_factory=lambda: np.zeros(3))
     measured: bool = False
@@ -341,7 +342,7 @@ class WalkController:
         # transform from it to the plan's frame at the walk's start (where the sensed feet were
         # the planner's planted feet).
         self.leg_odometry = LegOdometry(self.fk)
-        self.planned_from_sensed = Pose2D(0.0, 0.0, 0.0)
+        self.planned_from_sensed = self.sensed_from_planned = Pose2D(0.0, 0.0, 0.0)
         init_q = posture(model, WALK_POSTURE)
         self.init_indices = np.concatenate([self.leg_indices, *self.arm_joint_indices])
         self.init_q = init_q  # moveInit's posture: legs and arms of StandInit
@@ -575,6 +576,7 @@ class WalkController:
         sensed = self._sensed_soles()
         self.planned_from_sensed = (mean_pose(feet.left, feet.right)
                                     * mean_pose(sensed[Leg.LEFT], sensed[Leg.RIGHT]).inverse()).normalized()
+        self.sensed_from_planned = self.planned_from_sensed.inverse()
         self.heading_corrected = gain > 0.0 and self.imu_yaw.fresh
         self.heading_from_gyro = self.heading_corrected and self.imu_yaw.from_gyro
         model_yaw = yaw_of(inputs.torso_world)
@@ -715,9 +717,11 @@ class WalkController:
     def _references(self, gen_out: WalkOutput) -> None:
         out = self.outputs
         out.reference = self.last_reference = balancer_reference(gen_out, self.world_from_odom)
-        # The generator works on the executed (heading-corrected) steps: back into odom.
-        zmp = self.heading.planned_from_executed(Pose2D(float(gen_out.zmp_m[0]), float(gen_out.zmp_m[1]), 0.0))
-        com = self.heading.planned_from_executed(Pose2D(float(gen_out.com_m[0]), float(gen_out.com_m[1]), 0.0))
+        # The generator works on the executed (heading-corrected) steps: back into the plan's
+        # frame, then into odom, where the sensed odometry (and rviz's fixed frame) has the robot.
+        to_odom, to_plan = self.sensed_from_planned, self.heading.planned_from_executed
+        zmp = to_odom * to_plan(Pose2D(float(gen_out.zmp_m[0]), float(gen_out.zmp_m[1]), 0.0))
+        com = to_odom * to_plan(Pose2D(float(gen_out.com_m[0]), float(gen_out.com_m[1]), 0.0))
         out.zmp_odom_m[:] = (zmp.x, zmp.y, 0.0)
         out.com_planned_odom_m[:] = (com.x, com.y, gen_out.com_m[2])
 
@@ -741,4 +745,6 @@ class WalkController:
             dt_s = now_s - then_s
             out.twist[:] = (delta.x / dt_s, delta.y / dt_s, delta.theta / dt_s)
         self.previous_odom = (now_s, pose)
-        out.com_measured_odom_m[:] = self._odom_point(measurement.com_world_m)
+        torso = self.leg_odometry.torso_odom
+        np.matmul(torso[:3, :3], self._measured_state.com_torso_m, out=out.com_measured_odom_m)
+        out.com_measured_odom_m += torso[:3, 3]
