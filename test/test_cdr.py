@@ -126,12 +126,34 @@ def test_reader_reads_what_rclpy_deserializes():
     (["HeadYaw"], [math.nan], "non-finite"),
     (["HeadYaw"], [math.inf], "non-finite"),
 ])
-def test_reader_refuses_what_parse_joint_values_refuses(names, positions, reason):
-    reader = JointStateReader(MODEL)
+@pytest.mark.parametrize("plausible", [True, False], ids=["sensor stream", "commands (clamped later)"])
+def test_reader_refuses_what_parse_joint_values_refuses(names, positions, reason, plausible):
+    reader = JointStateReader(MODEL, plausible=plausible)
     q, received = np.zeros(MODEL.n_joints), np.zeros(MODEL.n_joints, dtype=bool)
     with pytest.raises(JointInputError, match=reason):
         reader.merge(serialized(names, positions), q, received)
     assert not received.any() and not q.any()
+
+
+def test_a_command_reader_takes_any_finite_position():
+    """Without the plausibility check (the robot adapter's commands, clamped afterwards), a
+    position far outside the joint's range is read as it is."""
+    reader = JointStateReader(MODEL, plausible=False)
+    q, received = np.zeros(MODEL.n_joints), np.zeros(MODEL.n_joints, dtype=bool)
+    reader.merge(serialized(["HeadYaw"], [1e300]), q, received)
+    assert q[MODEL.joint_index("HeadYaw")] == 1e300
+    with pytest.raises(JointInputError, match="implausible"):
+        JointStateReader(MODEL).merge(serialized(["HeadYaw"], [1e300]), q, received)
+    # With a limit (the whole body's wish, MAX_COMMAND_POSITION_RAD): beyond it, refused whole.
+    limited = JointStateReader(MODEL, unknown_names="reject", plausible=False, limit_rad=10.0)
+    q[:] = 0.0
+    limited.merge(serialized(["HeadYaw", "HeadPitch"], [-9.5, 0.2]), q, received)
+    assert q[MODEL.joint_index("HeadYaw")] == -9.5
+    with pytest.raises(JointInputError, match=r"beyond \+-10 for \['HeadPitch'\]"):
+        limited.merge(serialized(["HeadYaw", "HeadPitch"], [0.1, 11.0]), q, received)
+    assert q[MODEL.joint_index("HeadYaw")] == -9.5  # nothing written
+    with pytest.raises(JointInputError, match="unknown"):
+        limited.merge(serialized(["HeadYaw", "LFinger21"], [0.1, 0.1]), q, received)
 
 
 def test_reader_refuses_bytes_that_are_not_a_joint_state():

@@ -58,6 +58,7 @@ class KinematicsNode(Node):
         version = declare_startup(self, {"nao_version": NAO_VERSION})["nao_version"]
         self.model = NaoModel(version)
         self.fk = ForwardKinematics(self.model)
+        self.state = self.fk.new_state()  # refilled at each publication
         self.params = ValidatedParameters(self, {
             "stale_timeout_s": ParameterSpec(0.5, "stop publishing when no valid joint_states for this long (s)",
                                              minimum=0.0, maximum=60.0, exclusive_minimum=True),
@@ -197,7 +198,7 @@ class KinematicsNode(Node):
     def _publish(self, stamp, now_s: float) -> None:
         """Publish the transforms and centre of mass of the merged joint state at ``stamp``
         (``now_s``: its seconds)."""
-        state = self.fk.compute(self.q)
+        state = self.fk.compute(self.q, out=self.state)
         n = len(self.fk.joint_names)
         image = self.joints_image
         if self.params.values["publish_base_footprint"]:

@@ -62,7 +62,7 @@ from std_srvs.srv import SetBool, Trigger
 from visualization_msgs.msg import Marker, MarkerArray
 
 from ..footsteps.gait_config import GAIT_PARAMETERS
-from ..joint_input import MAX_COMMAND_POSITION_RAD, JointInputError, parse_joint_values
+from ..joint_input import MAX_COMMAND_POSITION_RAD, JointInputError
 from ..model import NaoModel
 from ..ros.conversions import (
     IMU_ANGULAR_VELOCITY_ERROR,
@@ -161,7 +161,12 @@ class WholeBodyNode(Node):
         self.command_pub = self.create_publisher(JointState, "joint_commands", CYCLE_QOS)
         self.torso_pub = self.create_publisher(PoseStamped, "whole_body/torso_pose", CYCLE_QOS)
         self.marker_pub = self.create_publisher(MarkerArray, "whole_body/markers", 10)
-        self.create_subscription(JointState, "collision_filter/safe_joint_commands", self.on_wish, CYCLE_QOS)
+        # Read in place: converting the 26 names to Python every cycle is not needed to check them.
+        self.wish_reader = JointStateReader(self.model, unknown_names="reject", plausible=False,
+                                            limit_rad=MAX_COMMAND_POSITION_RAD)
+        self.wish_received = np.zeros(self.model.n_joints, dtype=bool)
+        self.create_subscription(JointState, "collision_filter/safe_joint_commands", self.on_wish, CYCLE_QOS,
+                                 raw=True)
         self.create_subscription(JointState, "joint_states", self.on_joint_states, LATEST_QOS, raw=True)
         self.imu_sub = SampledSubscription(self, Imu, "imu", raw=True)
         self.imu_reader = ImuReader()
@@ -278,13 +283,11 @@ class WholeBodyNode(Node):
                           f"{topic} refused, the robot keeps its last balanced command: {reason}", 1.0,
                           family=topic)
 
-    def on_wish(self, msg: JointState) -> None:
+    def on_wish(self, data: bytes) -> None:
         try:
-            parsed = parse_joint_values(self.model, msg.name, msg.position, limit=MAX_COMMAND_POSITION_RAD)
+            self.wish_reader.merge(data, self.wish, self.wish_received)
         except JointInputError as err:
             self._refuse("collision_filter/safe_joint_commands", str(err))
-            return
-        self.wish[parsed.indices] = parsed.values
 
     def on_joint_states(self, data: bytes) -> None:
         stamp = merge_joint_state(self, "joint_states", self.states_reader, data, self.measured, self.received,
@@ -391,7 +394,8 @@ class WholeBodyNode(Node):
         self._read_imu(now_s)
         walk = self._walk_reference()
         gyro_fresh = now_s - self.gyro_s <= self.params.values["reference_timeout_s"]
-        self.obstacle_input.resolve(self._now_s(), self.balancer.obstacles, self.balancer.q)
+        # (the node's clock when this joint_states arrived: one clock read a cycle fewer)
+        self.obstacle_input.resolve(self.last_states_s, self.balancer.obstacles, self.balancer.q)
         command = self.core.cycle(self.wish, walk, self.measured, self.gyro_radps if gyro_fresh else None)
         result = self.core.result
         self._publish(command, result, stamp, now_s)

@@ -8,7 +8,7 @@ import numpy as np
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Transform, TransformStamped
 
-from ..plausibility import MAX_ANGULAR_VELOCITY_RADPS, plausible_quaternion
+from ..plausibility import MAX_ANGULAR_VELOCITY_RADPS, as_floats, plausible_quaternion
 from ..spatial import quaternion_xyzw_from_rotation, rotation_from_quaternion_xyzw, transform
 
 IMU_ORIENTATION_ERROR = "imu message with an invalid orientation ignored (a finite quaternion of norm about 1)"
@@ -70,7 +70,7 @@ POSE_QUATERNION_NORM_RANGE = (1e-6, 1e6)
 def pose_refusal(values) -> str | None:
     """Why the seven numbers of a Pose (position x, y, z, orientation x, y, z, w) are no pose,
     or None."""
-    values = [float(v) for v in values]
+    values = as_floats(values)
     if not all(math.isfinite(v) for v in values):
         return "non-finite position or orientation"
     norm = math.hypot(*values[3:])  # scaled: no overflow
@@ -85,7 +85,7 @@ def pose_refusal(values) -> str | None:
 def pose_matrix_of(values) -> np.ndarray | None:
     """pose_matrix of the seven numbers of a Pose: position x, y, z, orientation x, y, z, w; None
     when pose_refusal says why not."""
-    values = [float(v) for v in values]
+    values = as_floats(values)
     if pose_refusal(values) is not None:
         return None
     return transform(rotation_from_quaternion_xyzw(values[3:]), values[:3])
@@ -95,7 +95,6 @@ def imu_attitude(orientation_xyzw) -> np.ndarray | None:
     """The torso's rotation in the IMU's gravity-aligned frame (3x3), or None when the IMU's
     orientation is not a finite quaternion of norm about 1 (``plausibility``; the caller logs
     IMU_ORIENTATION_ERROR)."""
-    q = np.array(orientation_xyzw, dtype=float)
-    if not plausible_quaternion(q):
+    if not plausible_quaternion(orientation_xyzw):
         return None
-    return rotation_from_quaternion_xyzw(q)
+    return rotation_from_quaternion_xyzw(orientation_xyzw)
