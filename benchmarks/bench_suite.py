@@ -33,6 +33,7 @@ import random
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -63,6 +64,45 @@ def steal_seconds() -> float:
     return int(fields[8]) / os.sysconf("SC_CLK_TCK") if len(fields) > 8 else float("nan")
 
 
+class StealBursts:
+    """The longest time one vCPU was stolen by the host without a break, sampled every
+    ``PERIOD_S`` from /proc/stat's per-CPU 'steal' (counted in clock ticks, 10 ms): a burst as long
+    as the walk's tolerance (a few cycles) halts the suite's cycle on that vCPU, or the simulator's,
+    whatever our processes do."""
+
+    PERIOD_S = 0.01
+
+    def __init__(self):
+        self.longest_s = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    @staticmethod
+    def _per_cpu_ticks() -> list[int]:
+        with open("/proc/stat") as f:
+            return [int(line.split()[8]) for line in f if line.startswith("cpu") and not line.startswith("cpu ")]
+
+    def _sample(self) -> None:
+        tick_s = 1.0 / os.sysconf("SC_CLK_TCK")
+        before = self._per_cpu_ticks()
+        running = [0.0] * len(before)  # each vCPU's current burst
+        while not self._stop.wait(self.PERIOD_S):
+            now = self._per_cpu_ticks()
+            for cpu, (a, b) in enumerate(zip(before, now)):
+                stolen_s = (b - a) * tick_s
+                running[cpu] = running[cpu] + stolen_s if stolen_s > 0.0 else 0.0
+                self.longest_s = max(self.longest_s, running[cpu])
+            before = now
+
+    def __enter__(self) -> "StealBursts":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
 def simulator_counters(monitor) -> tuple[int, int, int, int]:
     values = monitor.diagnostics.get("nao_motion: simulator", {})
     return tuple(int(values.get(key, 0)) for key in ("missed_cycles", "catch_up_cycles", "cycles", "falls"))
@@ -74,7 +114,8 @@ def measure_phase(name: str, suite: Suite, monitor, seconds: float) -> dict:
     commands0, sim0 = monitor.rates["joint_commands"].count, monitor.sim_time_s
     cpu0, wall0, busy0 = cpu_seconds(suite.processes), time.monotonic(), node_busy_seconds(monitor)
     steal0 = steal_seconds()
-    monitor.spin_for(seconds)
+    with StealBursts() as bursts:
+        monitor.spin_for(seconds)
     cpu1, wall1, busy1 = cpu_seconds(suite.processes), time.monotonic(), node_busy_seconds(monitor)
     steal = steal_seconds() - steal0
     missed1, catch_up1, cycles1, falls1 = simulator_counters(monitor)
@@ -84,6 +125,7 @@ def measure_phase(name: str, suite: Suite, monitor, seconds: float) -> dict:
             "commands_hz": (monitor.rates["joint_commands"].count - commands0) / wall,
             "missed": missed1 - missed0, "catch_up": catch_up1 - catch_up0, "cycles": cycles1 - cycles0,
             "rtf": (monitor.sim_time_s - sim0) / wall, "falls": falls1 - falls0, "steal": 100.0 * steal / wall,
+            "steal_burst_ms": 1e3 * bursts.longest_s,
             "node_cycles": {k: 100.0 * (busy1[k][0] - busy0[k][0]) / wall for k in sorted(busy1) if k in busy0},
             "node_cycles_cpu": {k: 100.0 * (busy1[k][1] - busy0[k][1]) / wall for k in sorted(busy1) if k in busy0}}
 
@@ -107,7 +149,8 @@ def print_phase(result: dict, load: bool) -> None:
           f"suite without simulator {result['suite_cpu']:5.1f} | joint_commands {result['commands_hz']:5.1f} Hz | "
           f"missed cycles {result['missed']} of {result['cycles']} | stepped late by the simulator itself "
           f"{result['catch_up']} | RTF {result['rtf']:.2f} | "
-          f"falls {result['falls']} | CPU stolen by the host {result['steal']:.1f} % of one core", flush=True)
+          f"falls {result['falls']} | CPU stolen by the host {result['steal']:.1f} % of one core, longest "
+          f"{result['steal_burst_ms']:.0f} ms on one vCPU", flush=True)
     cycles = "  ".join(f"{k} {v:4.1f}" for k, v in result["node_cycles_cpu"].items())
     wall = "  ".join(f"{k} {v:4.1f}" for k, v in result["node_cycles"].items())
     print(f"{'':21s} | per node, CPU time in its own cycles, % of one core: {cycles}", flush=True)
