@@ -25,7 +25,7 @@ first read it. Plans, user commands, stiffness and services are ordinary callbac
 | sub | `joint_targets`, `joint_trajectory` | sensor_msgs/JointState, trajectory_msgs/JointTrajectory | a user command on an arm's joints leaves that arm to the user (no arm swing) for the command's duration + `user_arm_hold_s`; messages whose `header.frame_id` starts with ``walk_`` are this node's own |
 | pub | `whole_body/com_reference` | geometry_msgs/PointStamped | CoM for the next cycle, m, ``wb_world``; stamped with that cycle's time (the `joint_states` stamp + one cycle, ``REFERENCE_LEAD_CYCLES``) |
 | pub | `whole_body/foot_references` | geometry_msgs/PoseArray | [left sole, right sole] for the next cycle, ``wb_world``; stamped like `whole_body/com_reference` |
-| pub | `whole_body/support` | std_msgs/String | ``Legs``, ``LLeg`` or ``RLeg`` |
+| pub | `whole_body/support` | std_msgs/String | ``Legs``, ``LLeg`` or ``RLeg``: with the references when it changes, at a walk's first reference, and every ``SUPPORT_PERIOD_S`` (the whole body keeps the last one) |
 | pub | `whole_body/torso_reference` | geometry_msgs/Vector3Stamped | the torso's tilt for the next cycle: x = TorsoWx, y = TorsoWy (rad; the step's peak values times the swing foot's lift profile), about the feet's mean heading; stamped like `whole_body/com_reference`; only when not upright (the whole body's default) |
 | pub | `walk/zmp`, `walk/com` | geometry_msgs/PointStamped | planned ZMP (z = 0) and CoM, m, ``odom``, while walking and subscribed |
 | pub | `walk/com_measured` | geometry_msgs/PointStamped | CoM from the sensed odometry's torso + FK of `joint_states`, m, ``odom``, while subscribed |
@@ -137,6 +137,9 @@ OWN_FRAME_PREFIX = "walk_"  # header.frame_id of this node's own joint_targets
 ARM_SWING_FRAME = "walk_arm_swing"
 MOVE_INIT_FRAME = "walk_move_init"
 ACTIVE_PERIOD_S = 1.0
+# The support changes a few times a step; sent every cycle it cost a message a cycle. Resent at
+# this period all the same, for a whole body that (re)started mid-walk.
+SUPPORT_PERIOD_S = 0.5
 MARKER_PERIOD_S = 0.1
 WATCHDOG_PERIOD_S = 0.5  # how often the absence of joint_states is checked (diagnostics only)
 # The odometry's numbers, in the order of the values MessageImage takes (13 floats).
@@ -258,7 +261,7 @@ class WalkNode(Node):
         self.foot_references_image = MessageImage(
             feet, [f"poses[{i}].{field}" for i in (0, 1) for field in ("position", "orientation")], ["header.stamp"])
         self.foot_values = np.zeros((2, 7))
-        self.support_msg = String()
+        self.support_msg, self.support_sent_s = String(), -math.inf
         self.torso_reference_msg = Vector3Stamped()
         self.torso_reference_msg.header.frame_id = WORLD_FRAME
         self.zmp_msg, self.com_msg, self.com_measured_msg = PointStamped(), PointStamped(), PointStamped()
@@ -464,7 +467,7 @@ class WalkNode(Node):
         self.inputs = inputs = WalkInputs.for_model(self.model)
         for name in ("q_measured", "q_received", "q_commanded", "commanded_received", "stiffness"):
             getattr(inputs, name)[:] = getattr(old, name)
-        self.last_active_s = self.last_markers_s = -math.inf
+        self.last_active_s = self.last_markers_s = self.support_sent_s = -math.inf
         self.trail.clear()
         if self.move_init is not None and not self.move_init.reached.done():
             self.move_init.reached.set_result(False)
@@ -484,6 +487,7 @@ class WalkNode(Node):
             self.initializing_pub.publish(self.initializing_msg)
         if out.started:
             self.trail.clear()
+            self.support_sent_s = -math.inf  # a walk's first reference carries its support
             c = self.controller
             self.get_logger().info("walk started" + (
                 " without heading correction (no fresh IMU)" if not c.heading_corrected else
@@ -532,12 +536,13 @@ class WalkNode(Node):
             values[3:] = quaternion_xyzw_from_rotation(sole[:3, :3])
         self.foot_references_image.set_floats(self.foot_values.ravel())
         self.foot_references_image.set_stamp(stamp.sec, stamp.nanosec)
-        self.support_msg.data = ref.support
         self.torso_reference_msg.header.stamp = stamp
         self.torso_reference_msg.vector.x, self.torso_reference_msg.vector.y = ref.torso_tilt_rad
         # The support first: the whole-body node runs its cycle once the COM and the feet of this
         # cycle (same stamp) have arrived, with the support it has then.
-        self.support_pub.publish(self.support_msg)
+        if ref.support != self.support_msg.data or out.time_s - self.support_sent_s >= SUPPORT_PERIOD_S:
+            self.support_msg.data, self.support_sent_s = ref.support, out.time_s
+            self.support_pub.publish(self.support_msg)
         if ref.torso_tilt_rad != (0.0, 0.0):  # upright is the whole body's default: nothing to send
             self.torso_reference_pub.publish(self.torso_reference_msg)
         self.com_reference_image.publish(self.com_reference_pub)
