@@ -279,10 +279,12 @@ class WalkNode(Node):
                                    velocity=c.init_speeds_radps[c.init_indices].tolist())
         self.init_msg.header.frame_id = MOVE_INIT_FRAME
         speed = c.walk_config.arms.max_rate_radps
-        self.arm_msgs = {arms: JointState(name=[ARM_SWING_JOINTS[i] for i in arms], position=[0.0] * len(arms),
-                                          velocity=[speed] * len(arms)) for arms in ((0, 1), (0,), (1,))}
-        for msg in self.arm_msgs.values():
+        self.arm_images = {}  # per set of arms swinging: its joint_targets, positions refilled each cycle
+        for arms in ((0, 1), (0,), (1,)):
+            msg = JointState(name=[ARM_SWING_JOINTS[i] for i in arms], position=[0.0] * len(arms),
+                             velocity=[speed] * len(arms))
             msg.header.frame_id = ARM_SWING_FRAME
+            self.arm_images[arms] = MessageImage(msg, ["position"], ["header.stamp"])
         self.markers, self.trail = self._make_markers(), []
         self.last_markers_s = -math.inf
         self.active_msg = Bool(data=False)
@@ -498,10 +500,10 @@ class WalkNode(Node):
         if out.reference is not None:
             self._publish_references(out, stamp)
         if out.arm_swing_arms:
-            msg = self.arm_msgs[out.arm_swing_arms]
-            msg.header.stamp = stamp
-            msg.position = [float(out.arm_swing_rad[i]) for i in out.arm_swing_arms]
-            self.targets_pub.publish(msg)
+            image = self.arm_images[out.arm_swing_arms]
+            image.set_floats(out.arm_swing_rad[list(out.arm_swing_arms)])
+            image.set_stamp(stamp.sec, stamp.nanosec)
+            image.publish(self.targets_pub)
         if out.odometry is not None:
             self._publish_odometry(out, stamp)
         if out.active_changed or out.time_s - self.last_active_s >= ACTIVE_PERIOD_S:
