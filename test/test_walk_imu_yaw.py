@@ -28,7 +28,7 @@ def _run_gyro(yaw: ImuYaw, gyro_rad_s, duration_s: float, start_s: float = 0.0, 
     t = start_s
     for _ in range(round(duration_s / DT_S)):
         t += DT_S
-        yaw.update(t, STALE_S, 0.0, NEVER, np.eye(3), gyro, t, torso, standing)
+        yaw.update(t, STALE_S, np.eye(3), NEVER, gyro, t, torso, standing)
     return t
 
 
@@ -52,9 +52,9 @@ def test_a_sample_is_held_over_the_time_since_the_one_before():
     yaw = ImuYaw()
     gyro = np.array([0.0, 0.0, 1.0])
     for t in (0.01, 0.02, 0.05):
-        yaw.update(t, STALE_S, 0.0, NEVER, np.eye(3), gyro, t, _torso(), False)
+        yaw.update(t, STALE_S, np.eye(3), NEVER, gyro, t, _torso(), False)
     assert yaw.yaw_rad == pytest.approx(0.04, abs=1e-12)
-    yaw.update(0.06, STALE_S, 0.0, NEVER, np.eye(3), gyro, 0.05, _torso(), False)  # no new sample
+    yaw.update(0.06, STALE_S, np.eye(3), NEVER, gyro, 0.05, _torso(), False)  # no new sample
     assert yaw.yaw_rad == pytest.approx(0.04, abs=1e-12)
 
 
@@ -62,22 +62,22 @@ def test_the_orientation_wins_and_the_gyro_goes_on_from_it():
     yaw = ImuYaw()
     attitude = spatial.rot_z(0.7) @ spatial.rot_x(0.05)
     gyro = np.array([0.0, 0.0, 0.3])
-    assert yaw.update(0.01, STALE_S, 0.7, 0.01, attitude, gyro, 0.01, _torso(), False)
-    assert yaw.update(0.02, STALE_S, 0.7, 0.02, attitude, gyro, 0.02, _torso(), False)
+    assert yaw.update(0.01, STALE_S, attitude, 0.01, gyro, 0.01, _torso(), False)
+    assert yaw.update(0.02, STALE_S, attitude, 0.02, gyro, 0.02, _torso(), False)
     assert not yaw.from_gyro and yaw.yaw_rad == 0.7
     np.testing.assert_allclose(yaw.attitude, attitude, atol=1e-12)  # the IMU's roll as measured
     # The orientation goes stale (after 0.5 s): the yaw goes on from it with the gyro, without a jump.
     t, yaws, gyro_cycles = 0.02, [], 0
     while t < 0.6:
         t += DT_S
-        yaw.update(t, STALE_S, 0.7, 0.02, attitude, gyro, t, _torso(), False)
+        yaw.update(t, STALE_S, attitude, 0.02, gyro, t, _torso(), False)
         yaws.append(yaw.yaw_rad)
         gyro_cycles += yaw.from_gyro
     assert yaw.from_gyro and gyro_cycles >= 5
     assert yaw.yaw_rad == pytest.approx(0.7 + 0.3 * DT_S * gyro_cycles, abs=1e-9)
     assert max(np.abs(np.diff(yaws))) == pytest.approx(0.3 * DT_S, abs=1e-9)
     # Neither fresh: no yaw.
-    assert not yaw.update(t + 1.0, STALE_S, 0.7, 0.02, attitude, gyro, t, _torso(), False)
+    assert not yaw.update(t + 1.0, STALE_S, attitude, 0.02, gyro, t, _torso(), False)
     assert not yaw.fresh
 
 

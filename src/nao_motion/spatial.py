@@ -118,7 +118,21 @@ def rotation_halfway(start: np.ndarray, end: np.ndarray, out: np.ndarray) -> np.
 
 def yaw_of(t: np.ndarray) -> float:
     """Heading (rad) of a rotation or 4x4 pose: the angle of its x axis in the floor plane."""
-    return float(np.arctan2(t[1, 0], t[0, 0]))
+    return math.atan2(t[1, 0], t[0, 0])  # math on two numbers: a fraction of np.arctan2's cost
+
+
+def with_yaw(r: np.ndarray, yaw_rad: float, out: np.ndarray | None = None) -> np.ndarray:
+    """The 3x3 rotation `r` turned about the vertical to the heading `yaw_rad`, its roll and
+    pitch kept (into `out`, 3x3, when given): Rz(yaw_rad - yaw_of(r)) r, in scalar arithmetic."""
+    (r00, r01, r02), (r10, r11, r12), row2 = r[:3, :3].tolist()
+    angle = yaw_rad - math.atan2(r10, r00)
+    c, s = math.cos(angle), math.sin(angle)
+    rows = [[c * r00 - s * r10, c * r01 - s * r11, c * r02 - s * r12],
+            [s * r00 + c * r10, s * r01 + c * r11, s * r02 + c * r12], row2]
+    if out is None:
+        return np.array(rows)
+    out[:] = rows
+    return out
 
 
 def rpy_from_rotation(r: np.ndarray) -> np.ndarray:

@@ -23,7 +23,6 @@ node's clock. Between publications a message is only merged. ``imu`` is a sample
 
 from __future__ import annotations
 
-
 import numpy as np
 from diagnostic_msgs.msg import DiagnosticStatus
 from geometry_msgs.msg import PointStamped

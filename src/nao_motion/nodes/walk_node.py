@@ -115,7 +115,7 @@ from ..ros.node_tools import (
 )
 from ..ros.qos import CYCLE_QOS, LATCHED_QOS, LATEST_QOS
 from ..ros.sampled import SampledSubscription
-from ..spatial import quaternion_xyzw_from_rotation, yaw_of
+from ..spatial import quaternion_xyzw_from_rotation
 from ..walk import ARM_SWING_JOINTS
 from ..walk.controller import (
     ARMS,
@@ -349,8 +349,7 @@ class WalkNode(Node):
                 if not self.imu_reader.no_orientation:
                     self._refuse_sensor("imu", IMU_ORIENTATION_ERROR)
             else:
-                inputs.imu_yaw_rad, inputs.imu_s = yaw_of(attitude), now_s
-                inputs.imu_attitude[:] = attitude
+                inputs.imu_attitude[:], inputs.imu_s = attitude, now_s
             if gyro is not None:
                 inputs.gyro_rad_s[:], inputs.gyro_s = gyro, now_s
         for i, sub in enumerate(self.fsr_subs):

@@ -133,7 +133,6 @@ class SimulatedWalk:
         if self.imu_orientation:
             i.imu_s = t
             i.imu_attitude[:] = self._imu_attitude()
-            i.imu_yaw_rad = spatial.yaw_of(i.imu_attitude)
         i.fsr_total_n[:] = (float(np.sum(s.fsr_left)), float(np.sum(s.fsr_right)))
         i.fsr_s[:] = t
         i.stiffness[:] = s.stiffness

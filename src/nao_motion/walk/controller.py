@@ -61,7 +61,7 @@ from ..footsteps.pose2d import Pose2D, mean_pose
 from ..kinematics import ForwardKinematics
 from ..model import NaoModel
 from ..postures import posture
-from ..spatial import inverse, rot_z, yaw_of
+from ..spatial import inverse, with_yaw, yaw_of
 from ..wholebody.balancer import WalkReference
 from .arm_swing import ARM_SWING_JOINTS
 from .balancer_reference import balancer_reference, world_from_odom
@@ -225,10 +225,8 @@ class WalkInputs:
     commanded_received: np.ndarray  # (26,) bool
     torso_world: np.ndarray  # 4x4, the whole-body node's torso pose in wb_world
     torso_s: float
-    imu_yaw_rad: float
     imu_s: float  # when the IMU's orientation arrived (an IMU without one: never)
-    # (3, 3) the IMU's torso attitude in a gravity-aligned frame: its roll and pitch (its yaw is imu_yaw_rad)
-    imu_attitude: np.ndarray
+    imu_attitude: np.ndarray  # (3, 3) the IMU's torso attitude in a gravity-aligned frame (roll, pitch, yaw)
     gyro_rad_s: np.ndarray  # (3,) the IMU's angular velocity, torso frame
     gyro_s: float
     fsr_total_n: np.ndarray  # (2,) N, total of each foot's 4 sensors [left, right]
@@ -242,7 +240,7 @@ class WalkInputs:
         return cls(
             time_s=0.0, q_measured=np.zeros(n), q_received=np.zeros(n, dtype=bool), states_s=-math.inf,
             q_commanded=np.zeros(n), commanded_received=np.zeros(n, dtype=bool), torso_world=np.eye(4),
-            torso_s=-math.inf, imu_yaw_rad=0.0, imu_s=-math.inf, imu_attitude=np.eye(3), gyro_rad_s=np.zeros(3),
+            torso_s=-math.inf, imu_s=-math.inf, imu_attitude=np.eye(3), gyro_rad_s=np.zeros(3),
             gyro_s=-math.inf, fsr_total_n=np.full(2, math.nan),
             fsr_s=np.full(2, -math.inf),
             stiffness=np.ones(n),  # until told otherwise every joint is stiff (the collision filter's convention)
@@ -419,7 +417,7 @@ class WalkController:
         out.warnings.clear()
         self.plan = inputs.plan
         measurement = self._measure(inputs)
-        self.imu_yaw.update(now_s, self.config.stale_timeout_s, inputs.imu_yaw_rad, inputs.imu_s, inputs.imu_attitude,
+        self.imu_yaw.update(now_s, self.config.stale_timeout_s, inputs.imu_attitude, inputs.imu_s,
                             inputs.gyro_rad_s, inputs.gyro_s, inputs.torso_world, self.state is WalkState.IDLE)
         steps, feet, killed = self._steps_now(now_s)
         if self.state in (WalkState.IDLE, WalkState.INITIALIZING) and measurement is not None:
@@ -688,9 +686,8 @@ class WalkController:
         torso attitude to the IMU's roll and pitch (the balancer's yaw). Continuous when the
         support changes: the two attitudes differ only while the robot tilts about a sole."""
         state, torso = self._measured_state, inputs.torso_world
-        a = inputs.imu_attitude
         lever = state.com_torso_m - self.fk.pose(state, SOLES[self.leg_odometry.support])[:3, 3]
-        tilted = rot_z(yaw_of(torso) - math.atan2(a[1, 0], a[0, 0])) @ a
+        tilted = with_yaw(inputs.imu_attitude, yaw_of(torso))
         cos_tilt = 0.5 * (float(np.sum(tilted * torso[:3, :3])) - 1.0)  # trace(tilted^T model)
         self._tilt_error_rad = math.acos(max(-1.0, min(1.0, cos_tilt)))
         return measurement.com_world_m + (tilted - torso[:3, :3]) @ lever

@@ -8,8 +8,7 @@ walk there would be open loop in yaw and every slip of the feet would add up.
 
 What:
 
-* an orientation no older than ``stale_s``: its yaw, and its attitude with that yaw (as the IMU
-  measures roll and pitch);
+* an orientation no older than ``stale_s``: its yaw and attitude;
 * else a gyro sample no older than ``stale_s``: the yaw rate about the vertical (the gyro, in the
   torso frame, on the balancer's vertical: ``torso_world``'s third row), minus the estimated
   bias, integrated on the samples' clock; each sample is held over the time since the one
@@ -22,7 +21,8 @@ What:
 
 While the orientation is fresh the integrated yaw follows it, so a yaw that goes over from one
 to the other does not jump. Without an orientation only differences of the yaw are meaningful (its
-origin is the first sample's): the heading correction and the odometry count from where they start. No rclpy; rad, s, frames as named.
+origin is the first sample's): the heading correction and the odometry count from where they
+start. No rclpy; rad, s, frames as named.
 """
 
 from __future__ import annotations
@@ -31,16 +31,14 @@ import math
 
 import numpy as np
 
+from ..spatial import with_yaw, yaw_of
+
 __all__ = ["BIAS_TIME_CONSTANT_S", "ImuYaw", "MAX_STANDING_RATE_RAD_S"]
 
 BIAS_TIME_CONSTANT_S = 5.0
 # A standing robot's torso turns about nothing: rates beyond this are a real turn (someone moves
 # the robot), which the bias must not learn. Gyro biases are a few mrad/s.
 MAX_STANDING_RATE_RAD_S = 0.05
-
-
-def _yaw_of_rotation(r: np.ndarray) -> float:
-    return math.atan2(r[1, 0], r[0, 0])
 
 
 class ImuYaw:
@@ -55,35 +53,26 @@ class ImuYaw:
         self.gyro_yaw_rad = 0.0  # the integrated gyro's yaw, from its first sample
         self.gyro_bias_rad_s = 0.0
         self._gyro_s = -math.inf  # the last sample integrated
-        self._turn = np.eye(3)
 
-    def update(self, now_s: float, stale_s: float, imu_yaw_rad: float, imu_s: float, imu_attitude: np.ndarray,
+    def update(self, now_s: float, stale_s: float, imu_attitude: np.ndarray, imu_s: float,
                gyro_rad_s: np.ndarray, gyro_s: float, torso_world: np.ndarray, standing: bool) -> bool:
-        """This cycle's yaw from the IMU's orientation (``imu_*``, received at ``imu_s``) or its
-        gyro (rad/s, torso frame, received at ``gyro_s``); ``torso_world`` (4x4): the balancer's
+        """This cycle's yaw from the IMU's orientation (``imu_attitude``, 3x3, received at
+        ``imu_s``) or its gyro (rad/s, torso frame, received at ``gyro_s``); ``torso_world`` (4x4): the balancer's
         torso, whose vertical the yaw rate is taken about; ``standing``: no walk (the bias is
         learnt). Whether a yaw is fresh."""
         self._integrate(gyro_rad_s, gyro_s, torso_world, standing)
         if now_s - imu_s <= stale_s:
-            self.yaw_rad, self.from_gyro = imu_yaw_rad, False
-            self.gyro_yaw_rad = imu_yaw_rad  # so that the gyro goes on from it when the orientation fails
-            np.matmul(self._turned(imu_yaw_rad - _yaw_of_rotation(imu_attitude)), imu_attitude, out=self.attitude)
+            self.yaw_rad, self.from_gyro = yaw_of(imu_attitude), False
+            self.gyro_yaw_rad = self.yaw_rad  # so that the gyro goes on from it when the orientation fails
+            np.copyto(self.attitude, imu_attitude)
         elif now_s - gyro_s <= stale_s:
             self.yaw_rad, self.from_gyro = self.gyro_yaw_rad, True
-            rotation = torso_world[:3, :3]
-            np.matmul(self._turned(self.gyro_yaw_rad - _yaw_of_rotation(rotation)), rotation, out=self.attitude)
+            with_yaw(torso_world[:3, :3], self.gyro_yaw_rad, out=self.attitude)
         else:
             self.fresh = self.from_gyro = False
             return False
         self.fresh = True
         return True
-
-    def _turned(self, angle_rad: float) -> np.ndarray:
-        """rot_z(angle_rad), in a buffer."""
-        c, s = math.cos(angle_rad), math.sin(angle_rad)
-        t = self._turn
-        t[0, 0], t[0, 1], t[1, 0], t[1, 1] = c, -s, s, c
-        return t
 
     def _integrate(self, gyro_rad_s: np.ndarray, gyro_s: float, torso_world: np.ndarray, standing: bool) -> None:
         if not gyro_s > self._gyro_s:  # no new sample
@@ -96,4 +85,3 @@ class ImuYaw:
         if standing and abs(rate - self.gyro_bias_rad_s) < MAX_STANDING_RATE_RAD_S:
             self.gyro_bias_rad_s += (rate - self.gyro_bias_rad_s) * min(1.0, dt_s / BIAS_TIME_CONSTANT_S)
         self.gyro_yaw_rad += (rate - self.gyro_bias_rad_s) * dt_s
-

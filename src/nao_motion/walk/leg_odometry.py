@@ -27,8 +27,6 @@ re-anchoring does not move it), torso 4x4, rotations 3x3.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .. import spatial
@@ -44,10 +42,6 @@ __all__ = ["LegOdometry", "MIN_SUPPORT_FORCE_N", "SUPPORT_SHARE"]
 SUPPORT_SHARE = 0.75
 MIN_SUPPORT_FORCE_N = 10.0  # less in total: in the air, the FSRs say nothing about the support
 SOLES = {Leg.LEFT: "l_sole", Leg.RIGHT: "r_sole"}
-
-
-def _yaw_of_rotation(r: np.ndarray) -> float:
-    return math.atan2(r[1, 0], r[0, 0])
 
 
 class LegOdometry:
@@ -96,20 +90,20 @@ class LegOdometry:
         torso, pose = self.torso_odom, self.fk.pose
         mid = pose(state, SOLES[Leg.LEFT])[:3, 3] + pose(state, SOLES[Leg.RIGHT])[:3, 3]
         x, y = torso[:2, :3] @ mid
-        return Pose2D(0.5 * float(x) + float(torso[0, 3]), 0.5 * float(y) + float(torso[1, 3]), _yaw_of_rotation(torso))
+        return Pose2D(0.5 * float(x) + float(torso[0, 3]), 0.5 * float(y) + float(torso[1, 3]), spatial.yaw_of(torso))
 
     def _torso_rotation(self, sole_torso: np.ndarray, imu_attitude: np.ndarray | None) -> np.ndarray:
         if imu_attitude is None:
             self._imu_yaw_offset_rad = None  # when it is back, its yaw counts from where the odometry is then
             # The support sole flat on the floor at its fixed yaw.
             return self._sole_odom[:3, :3] @ sole_torso[:3, :3].T
-        imu_yaw = _yaw_of_rotation(imu_attitude)
+        imu_yaw = spatial.yaw_of(imu_attitude)
         if self._imu_yaw_offset_rad is None:
-            self._imu_yaw_offset_rad = _yaw_of_rotation(self.torso_odom[:3, :3]) - imu_yaw
+            self._imu_yaw_offset_rad = spatial.yaw_of(self.torso_odom[:3, :3]) - imu_yaw
         rotation = spatial.rot_z(self._imu_yaw_offset_rad) @ imu_attitude
         # The support sole's yaw follows what the IMU sees (a foot turning on the floor), so the
         # kinematic fallback goes on from here.
-        self._sole_odom[:3, :3] = spatial.rot_z(_yaw_of_rotation(rotation @ sole_torso[:3, :3]))
+        self._sole_odom[:3, :3] = spatial.rot_z(spatial.yaw_of(rotation @ sole_torso[:3, :3]))
         return rotation
 
     def _support_from_forces(self, fsr_total_n: np.ndarray | None) -> Leg:
@@ -127,6 +121,6 @@ class LegOdometry:
         """``leg`` supports from now on: its floor pose from the torso pose now and FK, flat, at
         the floor's height (the previous support's)."""
         sole = self.torso_odom @ self.fk.pose(state, SOLES[leg])
-        self._sole_odom = spatial.transform(spatial.rot_z(_yaw_of_rotation(sole[:3, :3])),
+        self._sole_odom = spatial.transform(spatial.rot_z(spatial.yaw_of(sole[:3, :3])),
                                             (sole[0, 3], sole[1, 3], self._floor_z_m))
         self.support = leg
