@@ -279,12 +279,14 @@ class WalkNode(Node):
                                    velocity=c.init_speeds_radps[c.init_indices].tolist())
         self.init_msg.header.frame_id = MOVE_INIT_FRAME
         speed = c.walk_config.arms.max_rate_radps
-        self.arm_images = {}  # per set of arms swinging: its joint_targets, positions refilled each cycle
+        # Per set of arms swinging: its joint_targets (positions refilled each cycle) and the
+        # arms' indices into the controller's arm_swing_rad.
+        self.arm_images = {}
         for arms in ((0, 1), (0,), (1,)):
             msg = JointState(name=[ARM_SWING_JOINTS[i] for i in arms], position=[0.0] * len(arms),
                              velocity=[speed] * len(arms))
             msg.header.frame_id = ARM_SWING_FRAME
-            self.arm_images[arms] = MessageImage(msg, ["position"], ["header.stamp"])
+            self.arm_images[arms] = (MessageImage(msg, ["position"], ["header.stamp"]), np.array(arms))
         self.markers, self.trail = self._make_markers(), []
         self.last_markers_s = -math.inf
         self.active_msg = Bool(data=False)
@@ -499,8 +501,8 @@ class WalkNode(Node):
         if out.reference is not None:
             self._publish_references(out, stamp)
         if out.arm_swing_arms:
-            image = self.arm_images[out.arm_swing_arms]
-            image.set_floats(out.arm_swing_rad[list(out.arm_swing_arms)])
+            image, indices = self.arm_images[out.arm_swing_arms]
+            image.set_floats(out.arm_swing_rad[indices])
             image.set_stamp(stamp.sec, stamp.nanosec)
             image.publish(self.targets_pub)
         if out.odometry is not None:
