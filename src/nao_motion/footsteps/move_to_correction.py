@@ -29,7 +29,13 @@ from typing import Any
 
 from .pose2d import Pose2D
 
-__all__ = ["MoveToCorrectionConfig", "MoveToCorrection"]
+__all__ = ["MAX_CORRECTIONS_RANGE", "MoveToCorrectionConfig", "MoveToCorrection", "TOLERANCE_M_RANGE",
+           "TOLERANCE_RAD_RANGE"]
+
+# The accepted values (the planner node's parameter ranges are these).
+TOLERANCE_M_RANGE = (0.005, 1.0)
+TOLERANCE_RAD_RANGE = (0.01, math.pi)
+MAX_CORRECTIONS_RANGE = (0, 10)
 
 
 @dataclass(frozen=True)
@@ -42,12 +48,14 @@ class MoveToCorrectionConfig:
 
     def validate(self) -> str | None:
         """The reason this configuration is refused, or None."""
-        if not (math.isfinite(self.tolerance_m) and 0.005 <= self.tolerance_m <= 1.0):
-            return f"move_to_tolerance_m must be in [0.005, 1] m, got {self.tolerance_m!r}"
-        if not (math.isfinite(self.tolerance_rad) and 0.01 <= self.tolerance_rad <= math.pi):
-            return f"move_to_tolerance_rad must be in [0.01, pi] rad, got {self.tolerance_rad!r}"
-        if not (isinstance(self.max_corrections, int) and 0 <= self.max_corrections <= 10):
-            return f"move_to_max_corrections must be an integer in [0, 10], got {self.max_corrections!r}"
+        (m_low, m_high), (rad_low, rad_high), (n_low, n_high) = (TOLERANCE_M_RANGE, TOLERANCE_RAD_RANGE,
+                                                                 MAX_CORRECTIONS_RANGE)
+        if not (math.isfinite(self.tolerance_m) and m_low <= self.tolerance_m <= m_high):
+            return f"move_to_tolerance_m must be in [{m_low:g}, {m_high:g}] m, got {self.tolerance_m!r}"
+        if not (math.isfinite(self.tolerance_rad) and rad_low <= self.tolerance_rad <= rad_high):
+            return f"move_to_tolerance_rad must be in [{rad_low:g}, pi] rad, got {self.tolerance_rad!r}"
+        if not (isinstance(self.max_corrections, int) and n_low <= self.max_corrections <= n_high):
+            return f"move_to_max_corrections must be an integer in [{n_low}, {n_high}], got {self.max_corrections!r}"
         return None
 
 

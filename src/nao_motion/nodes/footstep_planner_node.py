@@ -68,6 +68,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from ..footsteps import (NAO_FOOT_BOXES, FootstepError, FootstepPlanner, FootstepPlannerCycle, Leg,
                          MoveToCorrectionConfig, Pose2D, WalkMode)
+from ..footsteps.move_to_correction import MAX_CORRECTIONS_RANGE, TOLERANCE_M_RANGE, TOLERANCE_RAD_RANGE
 from ..footsteps.step_queue import DEFAULT_PREVIEW_S
 from ..footsteps.gait_config import FREQUENCY_KEY, GAIT_PARAMETERS, MoveConfigError, parse_move_config
 from ..model import NaoModel
@@ -117,13 +118,15 @@ class FootstepPlannerNode(Node):
                                                            "unreachable", minimum=0.0, maximum=1000.0,
                                                      exclusive_minimum=True)
         closing = MoveToCorrectionConfig()
-        specs["move_to_tolerance_m"] = ParameterSpec(closing.tolerance_m, "a moveTo that ends farther than this "
-                                                     "(m) from its goal, by the walk's odom, walks the rest",
-                                                     minimum=0.005, maximum=1.0)
-        specs["move_to_tolerance_rad"] = ParameterSpec(closing.tolerance_rad, "the same for its heading (rad)",
-                                                       minimum=0.01, maximum=math.pi)
-        specs["move_to_max_corrections"] = ParameterSpec(closing.max_corrections, "closing moveTos a moveTo may "
-                                                         "walk (0: none, the plan alone)", minimum=0, maximum=10)
+        for name, default, description, (low, high) in (
+                ("move_to_tolerance_m", closing.tolerance_m,
+                 "a moveTo that ends farther than this (m) from its goal, by the walk's odom, walks the rest",
+                 TOLERANCE_M_RANGE),
+                ("move_to_tolerance_rad", closing.tolerance_rad, "the same for its heading (rad)",
+                 TOLERANCE_RAD_RANGE),
+                ("move_to_max_corrections", closing.max_corrections,
+                 "closing moveTos a moveTo may walk (0: none, the plan alone)", MAX_CORRECTIONS_RANGE)):
+            specs[name] = ParameterSpec(default, description, minimum=low, maximum=high)
         self.params = ValidatedParameters(self, specs, self._validate, self._apply)
 
         self.tf = TfListener(self)
