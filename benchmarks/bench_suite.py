@@ -8,7 +8,9 @@ the default MaxStepX), each after a short warm-up. Printed for each phase: CPU o
 ``joint_commands``, the simulator's missed cycles (a cycle it stepped with no new
 ``joint_commands`` since the previous one: the command came late), the cycles the simulator itself
 stepped a cycle or more late (catching up, half a cycle after the previous one), its real-time factor,
-whether the robot fell, and the CPU time the host stole from this (virtual) machine; and per node, the CPU time it spent in its own cycles (its diagnostics'
+whether the robot fell, and the CPU time the host stole from this (virtual) machine, with how
+many missed cycles came within 30 ms of the host stealing a vCPU (a halted vCPU misses the cycle
+whatever the suite does) against the share of the time that was so near steal (chance); and per node, the CPU time it spent in its own cycles (its diagnostics'
 ``busy_cpu_s``, the thread's CPU time; ``busy_s`` is its wall time: the figure a composed process cannot give per node from /proc). Then everything again with one
 core kept busy by a load process this benchmark starts and stops itself.
 
@@ -28,6 +30,7 @@ core busy.
 from __future__ import annotations
 
 import argparse
+import bisect
 import os
 import random
 import subprocess
@@ -37,6 +40,8 @@ import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
+
+import numpy as np
 
 from nao_motion.bringup import Suite
 from nao_motion.processes import local_ros_env, process_cpu_seconds
@@ -65,15 +70,21 @@ def steal_seconds() -> float:
 
 
 class StealBursts:
-    """The longest time one vCPU was stolen by the host without a break, sampled every
-    ``PERIOD_S`` from /proc/stat's per-CPU 'steal' (counted in clock ticks, 10 ms): a burst as long
-    as the walk's tolerance (a few cycles) halts the suite's cycle on that vCPU, or the simulator's,
-    whatever our processes do."""
+    """When the host stole this (virtual) machine's vCPUs, sampled every ``PERIOD_S`` from
+    /proc/stat's per-CPU 'steal' (counted in clock ticks, 10 ms): the longest time one vCPU was
+    stolen without a break (a burst as long as a cycle halts the suite's cycle on that vCPU, or the
+    simulator's, whatever our processes do), and the samples that saw any vCPU stolen, to tell the
+    missed cycles the host caused from the suite's own (:meth:`near_steal`)."""
 
     PERIOD_S = 0.01
+    # A missed cycle within this of a sample that saw steal is put down to the host: the reply was
+    # due in the cycle before the miss, and steal is accounted at the stolen vCPU's next tick and
+    # read here at the next sample (each up to 10 ms late, more when this sampler is itself halted).
+    NEAR_S = 0.03
 
     def __init__(self):
         self.longest_s = 0.0
+        self.stolen_at_s: list[float] = []  # time.monotonic() of the samples that saw steal
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._sample, daemon=True)
 
@@ -92,7 +103,19 @@ class StealBursts:
                 stolen_s = (b - a) * tick_s
                 running[cpu] = running[cpu] + stolen_s if stolen_s > 0.0 else 0.0
                 self.longest_s = max(self.longest_s, running[cpu])
+            if now != before:
+                self.stolen_at_s.append(time.monotonic())
             before = now
+
+    def near_steal(self, t_s: float) -> bool:
+        i = bisect.bisect_left(self.stolen_at_s, t_s - self.NEAR_S)
+        return i < len(self.stolen_at_s) and self.stolen_at_s[i] <= t_s + self.NEAR_S
+
+    def share_near_steal(self, start_s: float, end_s: float) -> float:
+        """The fraction of [start_s, end_s) within NEAR_S of steal: how often a missed cycle would
+        be near steal by chance."""
+        grid = np.arange(start_s, end_s, self.PERIOD_S)
+        return float(np.mean([self.near_steal(t) for t in grid])) if len(grid) else 0.0
 
     def __enter__(self) -> "StealBursts":
         self._thread.start()
@@ -116,16 +139,21 @@ def measure_phase(name: str, suite: Suite, monitor, seconds: float) -> dict:
     steal0 = steal_seconds()
     with StealBursts() as bursts:
         monitor.spin_for(seconds)
-    cpu1, wall1, busy1 = cpu_seconds(suite.processes), time.monotonic(), node_busy_seconds(monitor)
-    steal = steal_seconds() - steal0
-    missed1, catch_up1, cycles1, falls1 = simulator_counters(monitor)
+        cpu1, wall1, busy1 = cpu_seconds(suite.processes), time.monotonic(), node_busy_seconds(monitor)
+        steal = steal_seconds() - steal0
+        missed1, catch_up1, cycles1, falls1 = simulator_counters(monitor)
+        commands1, sim1 = monitor.rates["joint_commands"].count, monitor.sim_time_s
+        monitor.spin_for(1.5)  # the simulator reports its missed cycles' times once a second
+    missed_at = [t for t in monitor.missed_cycles_at_s if wall0 <= t < wall1]
     wall = wall1 - wall0
     cpu = {k: 100.0 * (cpu1[k] - cpu0[k]) / wall for k in cpu0}
     return {"phase": name, "cpu": cpu, "suite_cpu": sum(v for k, v in cpu.items() if k != "simulator"),
-            "commands_hz": (monitor.rates["joint_commands"].count - commands0) / wall,
+            "commands_hz": (commands1 - commands0) / wall,
             "missed": missed1 - missed0, "catch_up": catch_up1 - catch_up0, "cycles": cycles1 - cycles0,
-            "rtf": (monitor.sim_time_s - sim0) / wall, "falls": falls1 - falls0, "steal": 100.0 * steal / wall,
+            "rtf": (sim1 - sim0) / wall, "falls": falls1 - falls0, "steal": 100.0 * steal / wall,
             "steal_burst_ms": 1e3 * bursts.longest_s,
+            "missed_timed": len(missed_at), "missed_near_steal": sum(map(bursts.near_steal, missed_at)),
+            "time_near_steal": bursts.share_near_steal(wall0, wall1),
             "node_cycles": {k: 100.0 * (busy1[k][0] - busy0[k][0]) / wall for k in sorted(busy1) if k in busy0},
             "node_cycles_cpu": {k: 100.0 * (busy1[k][1] - busy0[k][1]) / wall for k in sorted(busy1) if k in busy0}}
 
@@ -147,7 +175,9 @@ def print_phase(result: dict, load: bool) -> None:
     cpu = "  ".join(f"{k} {v:5.1f}" for k, v in result["cpu"].items())
     print(f"{result['phase']:8s} {'1 core busy' if load else 'idle machine':12s} | CPU % of one core: {cpu} | "
           f"suite without simulator {result['suite_cpu']:5.1f} | joint_commands {result['commands_hz']:5.1f} Hz | "
-          f"missed cycles {result['missed']} of {result['cycles']} | stepped late by the simulator itself "
+          f"missed cycles {result['missed']} of {result['cycles']} ({result['missed_near_steal']} of the "
+          f"{result['missed_timed']} timed within {1e3 * StealBursts.NEAR_S:.0f} ms of host steal, which was near "
+          f"{100 * result['time_near_steal']:.0f} % of the time) | stepped late by the simulator itself "
           f"{result['catch_up']} | RTF {result['rtf']:.2f} | "
           f"falls {result['falls']} | CPU stolen by the host {result['steal']:.1f} % of one core, longest "
           f"{result['steal_burst_ms']:.0f} ms on one vCPU", flush=True)

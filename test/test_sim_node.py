@@ -243,3 +243,27 @@ def test_diagnostics_report_rate_and_falls(running):
     for key in ("cycle_time_median_ms", "real_time_factor", "falls", "sim_time_s"):
         assert key in values
     assert int(values["falls"]) >= 1  # the earlier tests made it fall
+
+
+def test_missed_cycles_are_reported_with_their_times(running):
+    """A cycle stepped with no command since the previous one is missed; when it was (time.monotonic(),
+    the machine's clock) is reported with the count, so a benchmark can tell a late controller from
+    a host that halted every process (bench_suite.py)."""
+    _, probe = running
+    probe.commands.publish(JointState(name=["HeadYaw"], position=[0.0]))
+    probe.spin(0.2)
+    after_s = time.monotonic()  # from here on no command comes: every cycle is missed
+    probe.spin(1.2)  # a publication after after_s: the times before it are reported and cleared
+    probe.last.pop("diagnostics", None)
+
+    def simulator_values() -> dict[str, str] | None:
+        status = [s for s in probe.last.get("diagnostics", DiagnosticArray()).status
+                  if s.name == "nao_motion: simulator"]
+        return {kv.key: kv.value for kv in status[0].values} if status else None
+
+    assert probe.spin(5.0, until=lambda: simulator_values() is not None)
+    before_s = time.monotonic()
+    values = simulator_values()
+    times = [float(t) for t in values["missed_cycles_at_monotonic_s"].split()]
+    assert 10 <= len(times) <= 100  # a second of cycles at twice real time, at most 100 reported
+    assert times == sorted(times) and after_s <= times[0] and times[-1] <= before_s

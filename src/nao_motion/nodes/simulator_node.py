@@ -107,6 +107,8 @@ TICKS_PER_CYCLE = 2
 DUE_TOLERANCE_CYCLES = 0.25
 # Further behind than this (paused, overloaded), the schedule restarts from now.
 MAX_BEHIND_CYCLES = 5
+# Missed cycles' times reported per diagnostics publication, at most (the count has them all).
+MISSED_TIMES_REPORTED = 100
 # Slower than a cycle per second of wall time is a pause, not a simulation (and a timer's period
 # of the cycle divided by a tiny factor does not fit in a ROS duration); faster than 100 is more
 # than a core steps the physics.
@@ -177,9 +179,13 @@ class SimulatorNode(Node):
         self._last_step_wall_s = time.monotonic()
         self.cycles = self.missed_cycles = 0
         self.catch_up_cycles = 0  # cycles stepped a whole cycle or more late, to keep real time
+        # When cycles were missed since the last diagnostics (time.monotonic(), the machine's clock):
+        # a benchmark tells a late suite from a host that halted it (bench_suite.py).
+        self._missed_at_s: list[float] = []
         self._was_fallen = False
         self._rtf_window = (time.monotonic(), self.sim.time_s)
-        self.diagnostics = CycleDiagnostics(self, "simulator", self.sim.control_period_s)
+        self.diagnostics = CycleDiagnostics(self, "simulator", self.sim.control_period_s,
+                                            fill=self._report_missed_times)
 
         # Publishers, with messages prepared once.
         self.lola = LolaRobotInterface(self, self.sim) if cfg["interface"] == "nao_lola" else None
@@ -340,6 +346,8 @@ class SimulatorNode(Node):
         self.cycles += 1
         if self._commands_started and self._commands_since_step == 0:
             self.missed_cycles += 1
+            if len(self._missed_at_s) < MISSED_TIMES_REPORTED:
+                self._missed_at_s.append(time.monotonic())
         self._commands_since_step = 0
         self._last_step_wall_s = time.monotonic()
         try:
@@ -351,6 +359,10 @@ class SimulatorNode(Node):
         self._watch_falls(state)
         self.diagnostics.record(start)
         self._update_rtf()
+
+    def _report_missed_times(self) -> None:
+        self.diagnostics.values["missed_cycles_at_monotonic_s"] = " ".join(f"{t:.3f}" for t in self._missed_at_s)
+        self._missed_at_s.clear()
 
     def _watch_falls(self, state: SimState) -> None:
         if state.fallen and not self._was_fallen:

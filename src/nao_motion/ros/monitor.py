@@ -101,6 +101,8 @@ class SuiteMonitor:
         self.torso_pose: Odometry | None = None
         self.max_tilt_rad = 0.0  # over the polls (the simulator counts the falls itself)
         self.diagnostics: dict[str, dict[str, str]] = {}
+        # The simulator's missed cycles, when (time.monotonic(); all it reported since the start).
+        self.missed_cycles_at_s: list[float] = []
 
     @property
     def joint_states(self) -> JointState | None:
@@ -130,6 +132,8 @@ class SuiteMonitor:
                                        else int(status.level))
                 values["_message"] = status.message
                 self.diagnostics[status.name] = values
+                if status.name == "nao_motion: simulator":
+                    self.missed_cycles_at_s.extend(float(t) for t in values.get("missed_cycles_at_monotonic_s", "").split())
 
     def tilt_rad(self) -> float:
         """Angle between the torso's z axis and the vertical, from the simulator's ground truth."""
