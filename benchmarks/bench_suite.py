@@ -30,20 +30,17 @@ core busy.
 from __future__ import annotations
 
 import argparse
-import bisect
 import os
 import random
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
 
-import numpy as np
-
 from nao_motion.bringup import Suite
+from nao_motion.host_steal import HostSteal, steal_seconds
 from nao_motion.processes import local_ros_env, process_cpu_seconds
 from nao_motion.suite import SIMULATOR
 
@@ -61,71 +58,6 @@ def cpu_seconds(processes) -> dict[str, float]:
     return out
 
 
-def steal_seconds() -> float:
-    """CPU time the hypervisor gave to others while this machine's vCPUs wanted it (/proc/stat
-    'steal', all CPUs): on a virtual machine, a cycle can be late with nothing of ours running."""
-    with open("/proc/stat") as f:
-        fields = f.readline().split()
-    return int(fields[8]) / os.sysconf("SC_CLK_TCK") if len(fields) > 8 else float("nan")
-
-
-class StealBursts:
-    """When the host stole this (virtual) machine's vCPUs, sampled every ``PERIOD_S`` from
-    /proc/stat's per-CPU 'steal' (counted in clock ticks, 10 ms): the longest time one vCPU was
-    stolen without a break (a burst as long as a cycle halts the suite's cycle on that vCPU, or the
-    simulator's, whatever our processes do), and the samples that saw any vCPU stolen, to tell the
-    missed cycles the host caused from the suite's own (:meth:`near_steal`)."""
-
-    PERIOD_S = 0.01
-    # A missed cycle within this of a sample that saw steal is put down to the host: the reply was
-    # due in the cycle before the miss, and steal is accounted at the stolen vCPU's next tick and
-    # read here at the next sample (each up to 10 ms late, more when this sampler is itself halted).
-    NEAR_S = 0.03
-
-    def __init__(self):
-        self.longest_s = 0.0
-        self.stolen_at_s: list[float] = []  # time.monotonic() of the samples that saw steal
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._sample, daemon=True)
-
-    @staticmethod
-    def _per_cpu_ticks() -> list[int]:
-        with open("/proc/stat") as f:
-            return [int(line.split()[8]) for line in f if line.startswith("cpu") and not line.startswith("cpu ")]
-
-    def _sample(self) -> None:
-        tick_s = 1.0 / os.sysconf("SC_CLK_TCK")
-        before = self._per_cpu_ticks()
-        running = [0.0] * len(before)  # each vCPU's current burst
-        while not self._stop.wait(self.PERIOD_S):
-            now = self._per_cpu_ticks()
-            for cpu, (a, b) in enumerate(zip(before, now)):
-                stolen_s = (b - a) * tick_s
-                running[cpu] = running[cpu] + stolen_s if stolen_s > 0.0 else 0.0
-                self.longest_s = max(self.longest_s, running[cpu])
-            if now != before:
-                self.stolen_at_s.append(time.monotonic())
-            before = now
-
-    def near_steal(self, t_s: float) -> bool:
-        i = bisect.bisect_left(self.stolen_at_s, t_s - self.NEAR_S)
-        return i < len(self.stolen_at_s) and self.stolen_at_s[i] <= t_s + self.NEAR_S
-
-    def share_near_steal(self, start_s: float, end_s: float) -> float:
-        """The fraction of [start_s, end_s) within NEAR_S of steal: how often a missed cycle would
-        be near steal by chance."""
-        grid = np.arange(start_s, end_s, self.PERIOD_S)
-        return float(np.mean([self.near_steal(t) for t in grid])) if len(grid) else 0.0
-
-    def __enter__(self) -> "StealBursts":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join()
-
-
 def simulator_counters(monitor) -> tuple[int, int, int, int]:
     values = monitor.diagnostics.get("nao_motion: simulator", {})
     return tuple(int(values.get(key, 0)) for key in ("missed_cycles", "catch_up_cycles", "cycles", "falls"))
@@ -137,7 +69,7 @@ def measure_phase(name: str, suite: Suite, monitor, seconds: float) -> dict:
     commands0, sim0 = monitor.rates["joint_commands"].count, monitor.sim_time_s
     cpu0, wall0, busy0 = cpu_seconds(suite.processes), time.monotonic(), node_busy_seconds(monitor)
     steal0 = steal_seconds()
-    with StealBursts() as bursts:
+    with HostSteal() as bursts:
         monitor.spin_for(seconds)
         cpu1, wall1, busy1 = cpu_seconds(suite.processes), time.monotonic(), node_busy_seconds(monitor)
         steal = steal_seconds() - steal0
@@ -176,7 +108,7 @@ def print_phase(result: dict, load: bool) -> None:
     print(f"{result['phase']:8s} {'1 core busy' if load else 'idle machine':12s} | CPU % of one core: {cpu} | "
           f"suite without simulator {result['suite_cpu']:5.1f} | joint_commands {result['commands_hz']:5.1f} Hz | "
           f"missed cycles {result['missed']} of {result['cycles']} ({result['missed_near_steal']} of the "
-          f"{result['missed_timed']} timed within {1e3 * StealBursts.NEAR_S:.0f} ms of host steal, which was near "
+          f"{result['missed_timed']} timed within {1e3 * HostSteal.NEAR_S:.0f} ms of host steal, which was near "
           f"{100 * result['time_near_steal']:.0f} % of the time) | stepped late by the simulator itself "
           f"{result['catch_up']} | RTF {result['rtf']:.2f} | "
           f"falls {result['falls']} | CPU stolen by the host {result['steal']:.1f} % of one core, longest "

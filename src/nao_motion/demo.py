@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .host_steal import HostSteal
 from .processes import CLEAN_EXIT_CODES, local_ros_env
 from .sim.simulator import DEFAULT_FALL_TILT_RAD
 from .spatial import rotation_from_quaternion_xyzw, yaw_of
@@ -206,6 +207,7 @@ def run_demo(duration_s: float = 60.0, out_dir: Path = Path("out/demo"), version
     print(f"nao_motion demo: simulated NAO {version}, {what}, at most {duration_s:.0f} s of sim time "
           f"(ROS_DOMAIN_ID={os.environ.get('ROS_DOMAIN_ID', '0')}, "
           f"discovery {os.environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE')})")
+    host = HostSteal().start()  # from the suite's start: its missed cycles are counted from there
     suite.start()
     rclpy.init()
     node = rclpy.create_node("nao_motion_demo")
@@ -278,7 +280,10 @@ def run_demo(duration_s: float = 60.0, out_dir: Path = Path("out/demo"), version
         if recorder is not None:
             recorder.poll()
         sim_diagnostics = monitor.diagnostics.get("nao_motion: simulator", {})
-        missed = f"{sim_diagnostics.get('missed_cycles', '?')} of {sim_diagnostics.get('cycles', '?')}"
+        host.stop()
+        near_steal = sum(map(host.near_steal, monitor.missed_cycles_at_s))
+        missed = (f"{sim_diagnostics.get('missed_cycles', '?')} of {sim_diagnostics.get('cycles', '?')} "
+                  f"({near_steal} within {1e3 * HostSteal.NEAR_S:.0f} ms of the host stealing a vCPU)")
         walk_finished = task is not None and not motion.isRunning(task)
         walk_error = motion.post.errors.get(task) if task is not None else None
         if motion is not None:
