@@ -21,7 +21,8 @@ from std_msgs.msg import Float32MultiArray  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 
 from nao_motion.model import NaoModel  # noqa: E402
-from nao_motion.nodes.simulator_node import cycles_due  # noqa: E402
+from nao_motion.nodes.simulator_node import (  # noqa: E402
+    ANSWER_WINDOW_CYCLES, DUE_TOLERANCE_CYCLES, answer_pending, cycles_due)
 from nao_motion.ros.qos import CYCLE_QOS  # noqa: E402
 from nao_motion.suite import SIMULATOR  # noqa: E402
 
@@ -206,6 +207,19 @@ def test_cycles_owed_after_a_late_tick_come_a_tick_apart():
     assert owed[:3] == [3, 2, 2]  # behind, catching up one cycle a tick
     assert steps == [1, 1, 1, 1, 1, 0, 1, 0]  # then on schedule: a cycle every other tick
     assert stepped_s == pytest.approx(7.0 * cycle_s)
+
+
+def test_a_late_joint_states_still_gets_its_answer_window():
+    """A state the simulator sent late (its own tick or step came late) leaves the controller
+    ANSWER_WINDOW_CYCLES of a cycle before the next step counts it missed; an answered state, no
+    controller yet, or a window used up do not hold the step."""
+    cycle_s = 0.01
+    window_s = ANSWER_WINDOW_CYCLES * cycle_s
+    assert answer_pending(0.2 * window_s, 0, True, cycle_s)  # sent 8 ms late: wait for the next tick
+    assert not answer_pending(1.01 * window_s, 0, True, cycle_s)  # it had its window: missed
+    assert not answer_pending(0.2 * window_s, 1, True, cycle_s)  # answered: step on schedule
+    assert not answer_pending(0.2 * window_s, 0, False, cycle_s)  # no controller yet: never wait
+    assert 0.0 < ANSWER_WINDOW_CYCLES < 1.0 - DUE_TOLERANCE_CYCLES  # on schedule, never in the way
 
 
 def test_lockstep_steps_once_per_command(running):

@@ -107,6 +107,13 @@ TICKS_PER_CYCLE = 2
 DUE_TOLERANCE_CYCLES = 0.25
 # Further behind than this (paused, overloaded), the schedule restarts from now.
 MAX_BEHIND_CYCLES = 5
+# The controller has at least this much of a cycle to answer a joint_states before the next step
+# counts it missed. On schedule it has a cycle less the physics' step (~0.75); a state published
+# late (the simulator's own tick or step came late: a busy machine) would leave it a few
+# milliseconds, and the simulator's lateness would be counted as the controller's miss, which a
+# real robot's steady cycle never does. The step waits for the next tick instead, and the
+# schedule is caught up half a cycle at a time as when the simulator is late.
+ANSWER_WINDOW_CYCLES = 0.5
 # Missed cycles' times reported per diagnostics publication, at most (the count has them all).
 MISSED_TIMES_REPORTED = 100
 # Slower than a cycle per second of wall time is a pause, not a simulation (and a timer's period
@@ -117,6 +124,13 @@ MIN_REAL_TIME_FACTOR, MAX_REAL_TIME_FACTOR = 0.01, 100.0
 # up and resets the world (sim time back to 0).
 MAX_PUSH_WEIGHTS = 10.0
 GRAVITY_MPS2 = 9.81
+
+
+def answer_pending(since_state_s: float, commands_since_step: int, commands_started: bool, cycle_s: float) -> bool:
+    """Whether the next step waits for the controller: it answers joint_states (commands have
+    started), has not answered the last one yet, and has had less than ANSWER_WINDOW_CYCLES of a
+    cycle (``cycle_s``, wall time) since it went out ``since_state_s`` ago."""
+    return commands_started and commands_since_step == 0 and since_state_s < ANSWER_WINDOW_CYCLES * cycle_s
 
 
 def cycles_due(scheduled_s: float, stepped_s: float, cycle_s: float) -> int:
@@ -176,7 +190,7 @@ class SimulatorNode(Node):
         self._steady = Clock(clock_type=ClockType.STEADY_TIME)
         self._commands_since_step = 0  # joint_commands received since the last physics cycle
         self._commands_started = False
-        self._last_step_wall_s = time.monotonic()
+        self._last_step_wall_s = self._state_sent_wall_s = time.monotonic()
         self.cycles = self.missed_cycles = 0
         self.catch_up_cycles = 0  # cycles stepped a whole cycle or more late, to keep real time
         # When cycles were missed since the last diagnostics (time.monotonic(), the machine's clock):
@@ -331,7 +345,8 @@ class SimulatorNode(Node):
             wall0, sim0 = self._schedule
             behind = cycles_due(rtf * (time.monotonic() - wall0), self.sim.time_s - sim0,
                                 self.sim.control_period_s)
-            if behind < 1:
+            if behind < 1 or answer_pending(time.monotonic() - self._state_sent_wall_s, self._commands_since_step,
+                                            self._commands_started, self._wall_cycle_s):
                 return
             if behind > MAX_BEHIND_CYCLES:
                 self._schedule = (time.monotonic(), self.sim.time_s)
@@ -356,6 +371,7 @@ class SimulatorNode(Node):
             self.get_logger().error(f"{err}: resetting")
             state = self.sim.reset(None, self.initial_stiffness, keep_time=True)
         self.publish_state(state)
+        self._state_sent_wall_s = time.monotonic()
         self._watch_falls(state)
         self.diagnostics.record(start)
         self._update_rtf()
