@@ -30,6 +30,7 @@ from nao_motion.walk.controller import (
     footsteps_of,
     walk_plan,
 )
+from nao_motion.walk.preview_control import preview_gains
 
 MODEL = NaoModel()
 FK = ForwardKinematics(MODEL)
@@ -128,6 +129,16 @@ def test_the_first_references_are_the_held_feet_in_wb_world():
     out = robot.cycle()
     for sole, name in ((out.reference.left_sole_world, "l_sole"), (out.reference.right_sole_world, "r_sole")):
         np.testing.assert_allclose(sole[:3, 3], (torso @ FK.pose(STATE, name))[:3, 3], atol=2e-3)
+
+
+def test_the_preview_gains_are_solved_when_the_controller_is_made_not_when_a_walk_starts():
+    """The DARE behind the preview gains takes milliseconds: solved in the first walk's first
+    cycle, it cost the robot's command that cycle (a missed cycle through the suite)."""
+    preview_gains.cache_clear()
+    controller = WalkController(NaoModel("V5"))
+    assert preview_gains.cache_info().currsize == 1
+    preview_gains(controller.walk_config.preview)
+    assert preview_gains.cache_info().hits == 1  # what every walk's generator will find
 
 
 def test_a_walk_from_a_posture_that_is_not_walk_ready_first_performs_the_initialization_movement():

@@ -70,6 +70,7 @@ from .imu_yaw import ImuYaw
 from .landing import Landing
 from .leg_odometry import SOLES, LegOdometry
 from .pattern_generator import WalkConfig, WalkOutput, WalkPatternGenerator
+from .preview_control import preview_gains
 from .start_feet import start_from_actual_feet
 from .step_recovery import StepRecovery, StepRecoveryConfig
 
@@ -300,6 +301,9 @@ class WalkController:
         self._measured_state, self._commanded_state = self.fk.new_state(), self.fk.new_state()
         self.dt_s = model.cycle_time_s
         self.walk_config = WalkConfig.for_model(model, posture_name=WALK_POSTURE)
+        # The preview gains (a DARE, ~5 ms) solved now, not in the first walk's first cycle, where
+        # they cost the robot's command a cycle; every walk's generator then finds them cached.
+        preview_gains(self.walk_config.preview)
         self.config = WalkControllerConfig()
         self.configure(config or WalkControllerConfig())
         self.generator: WalkPatternGenerator | None = None
