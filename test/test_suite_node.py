@@ -8,9 +8,16 @@ rclpy = pytest.importorskip("rclpy")
 from conftest import NodeGroup  # noqa: E402
 from ros_probe import SpinningProbe  # noqa: E402
 
+from geometry_msgs.msg import PoseStamped  # noqa: E402
 from rcl_interfaces.srv import GetParameters  # noqa: E402
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+from std_msgs.msg import Float64MultiArray  # noqa: E402
+
+from nao_motion.model import NaoModel  # noqa: E402
 
 from nao_motion.nodes.suite_node import node_arguments, process_parameters, process_remaps  # noqa: E402
+from nao_motion.ros.footstep_messages import decode_plan  # noqa: E402
 from nao_motion.suite import SUITE_PROCESS, suite_nodes  # noqa: E402
 
 
@@ -86,3 +93,28 @@ def test_the_process_reads_joint_states_and_clock_once(composed):
     assert composed.wait(lambda: readers("/joint_states") == ["whole_body"], 30.0), \
         readers("/joint_states")
     assert readers("/clock") == ["whole_body"]
+
+
+def test_the_planner_plans_a_goal_after_the_robots_cycle(composed):
+    """Composed, the footstep planner's work follows the cycle the nodes run on each joint_states:
+    a moveTo's planning (5-10 ms) started by a goal just before a joint_states held the whole
+    body's answer past the robot's next cycle. A goal waits for the next joint_states, then is
+    planned. (Run last: it sends the robot's joint_states.)"""
+    plans = []
+    node = composed.node
+    node.create_subscription(Float64MultiArray, "footsteps/plan", lambda m: composed.add(plans, decode_plan(m)),
+                             QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
+                                        durability=DurabilityPolicy.TRANSIENT_LOCAL))
+    goals = node.create_publisher(PoseStamped, "goal_pose", 10)
+    states = node.create_publisher(JointState, "joint_states", 10)
+    assert composed.wait(lambda: goals.get_subscription_count() > 0 and states.get_subscription_count() > 0, 30.0)
+    goal = PoseStamped()
+    goal.header.frame_id = "odom"
+    goal.pose.position.x, goal.pose.orientation.w = 0.3, 1.0
+    goals.publish(goal)
+    assert not composed.wait(lambda: any(p.accepted_commands for p in plans), 1.5), "planned with no robot cycle"
+    model = NaoModel("V6")
+    states.publish(JointState(name=list(model.joint_names), position=model.zero_configuration().tolist()))
+    assert composed.wait(lambda: any(p.accepted_commands for p in plans), 10.0), "not planned after the cycle"
+    planned = next(p for p in plans if p.accepted_commands)
+    assert planned.refused_commands == 0 and len(planned.steps) > 0

@@ -4,7 +4,9 @@ A thin adapter over :class:`nao_motion.footsteps.FootstepPlanner`. While it has 
 command, every motion cycle (model.cycle_time_s on the node's clock, so ``use_sim_time`` is
 followed) it advances the planner to the clock (completed steps leave the queue, a velocity walk
 is refilled) and publishes the plan when it changed, else at ``PLAN_PERIOD_S``; idle, it only
-republishes the plan every ``PLAN_PERIOD_S``. Markers are built only while someone subscribes. Commands apply at once, after the unchangeable steps
+republishes the plan every ``PLAN_PERIOD_S``. Composed in the suite's process, it does all this
+right after the cycle the other nodes run on each joint_states, and plans a ``goal_pose`` there
+too (``follow_robot_cycle``). Markers are built only while someone subscribes. Commands apply at once, after the unchangeable steps
 (NAOqi's preview window); the last command wins. A plan from standing starts one preview window
 after the command, so that the walk's preview controller sees its first step coming. The planted
 feet start at the origin of the plan's frame (``footstep_plan``), FootSeparation apart, and then
@@ -159,7 +161,13 @@ class FootstepPlannerNode(Node):
         # The planner advances on the motion cycle only while it has steps or a command to plan
         # from; idle, the plan is only republished every PLAN_PERIOD_S (nothing to do costs nothing).
         self.cycle_timer = self.create_timer(self.model.cycle_time_s, self.on_cycle)
-        self.create_timer(PLAN_PERIOD_S, self.on_cycle)
+        self.period_timer = self.create_timer(PLAN_PERIOD_S, self.on_cycle)
+        # Composed with the nodes that answer the robot's joint_states (follow_robot_cycle), it runs
+        # right after their cycle instead of on its timers, and plans goals there too.
+        self.following = False
+        self.cycle_active = True  # following: what the cycle timer's running says otherwise
+        self.last_cycle_s = -math.inf
+        self.pending_goals: list[PoseStamped] = []
         self.get_logger().info(f"footstep planner for NAO {version}: preview {preview_s} s, plans in "
                                f"{PLAN_FRAME!r}, goals in {ODOM_FRAME!r} through the walk's odometry")
 
@@ -237,7 +245,9 @@ class FootstepPlannerNode(Node):
             return False
         self.accepted += 1
         self._publish_plan()
-        if self.cycle_timer.is_canceled():
+        if self.following:
+            self.cycle_active = True
+        elif self.cycle_timer.is_canceled():
             self.cycle_timer.reset()
         return True
 
@@ -259,6 +269,12 @@ class FootstepPlannerNode(Node):
             lambda: self.planner.move_toward(v.x, v.y, w.z, self.velocity_config)))
 
     def on_goal_pose(self, msg: PoseStamped) -> None:
+        if self.following:  # planned after the robot's next cycle (follow_robot_cycle)
+            self.pending_goals.append(msg)
+            return
+        self._plan_goal(msg)
+
+    def _plan_goal(self, msg: PoseStamped) -> None:
         self._advance()  # the newest odometry first: plan_from_odom as of now
         try:
             goal = self._goal_in_plan(msg)
@@ -319,8 +335,29 @@ class FootstepPlannerNode(Node):
         self.cycle.kill_move()
 
     # --- cycle --------------------------------------------------------------------------------
+    def follow_robot_cycle(self) -> None:
+        """Run after the robot's cycle (``after_robot_cycle``, called by the composed suite after
+        each joint_states its nodes answered), not on timers. Composed, the nodes share one
+        thread: a moveTo's planning (5-10 ms) or a closing step's replanning, started by a timer
+        or a goal just before a joint_states, held the whole body's answer past the robot's next
+        cycle. Right after the cycle, the thread has most of a cycle free."""
+        self.following = True
+        self.cycle_active = not self.cycle_timer.is_canceled()
+        self.cycle_timer.cancel()
+        self.period_timer.cancel()
+
+    def after_robot_cycle(self) -> None:
+        """Following: the goals received since the last cycle, then the cycle while there is
+        something to plan from, else every PLAN_PERIOD_S."""
+        while self.pending_goals:
+            self._plan_goal(self.pending_goals.pop(0))
+        since_s = self._now_s() - self.last_cycle_s
+        if self.cycle_active or not 0.0 <= since_s < PLAN_PERIOD_S:  # (< 0: the clock went back)
+            self.on_cycle()
+
     def on_cycle(self) -> None:
         start = self.diagnostics.start()
+        self.last_cycle_s = self._now_s()
         self._advance()
         steps = self.planner.steps()
         key = (self.accepted, self.refused, len(steps), len(self.planner.unchangeable_steps()))
@@ -341,6 +378,7 @@ class FootstepPlannerNode(Node):
         })
         self.diagnostics.set_status(DiagnosticStatus.OK, self.planner.mode.value)
         if not steps and self.planner.mode is WalkMode.IDLE and not self.cycle.closing:
+            self.cycle_active = False
             self.cycle_timer.cancel()
 
     def _publish_plan(self) -> None:

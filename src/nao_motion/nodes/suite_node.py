@@ -104,7 +104,8 @@ def share_clock(nodes: list) -> None:
 
 def share_joint_states(nodes: list) -> None:
     """One joint_states subscription for the nodes that run a cycle on each message: it hands the
-    message to each of them in the process's order (the whole body first).
+    message to each of them in the process's order (the whole body first), then runs the other
+    nodes' work that follows the robot's cycle (``after_robot_cycle``).
 
     Composed, each node's own subscription was a reader of its own: the robot's driver (or the
     simulator) delivered every joint_states once per node, and the process woke once per node.
@@ -116,10 +117,18 @@ def share_joint_states(nodes: list) -> None:
     topic, callbacks = readers[0][1].topic_name, [sub.callback for _, sub in readers]
     for node, sub in readers:
         node.destroy_subscription(sub)
+    # Nodes whose work is not the cycle's run right after it, while the thread is free until the
+    # next joint_states (the footstep planner: ``follow_robot_cycle``).
+    followers = [node.after_robot_cycle for node in nodes if hasattr(node, "after_robot_cycle")]
+    for node in nodes:
+        if hasattr(node, "follow_robot_cycle"):
+            node.follow_robot_cycle()
 
     def on_joint_states(data: bytes) -> None:
         for callback in callbacks:
             callback(data)
+        for after in followers:
+            after()
 
     nodes[0].create_subscription(JointState, topic, on_joint_states, LATEST_QOS, raw=True)
 
