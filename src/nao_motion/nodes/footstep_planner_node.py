@@ -165,7 +165,7 @@ class FootstepPlannerNode(Node):
         # Composed with the nodes that answer the robot's joint_states (follow_robot_cycle), it runs
         # right after their cycle instead of on its timers, and plans goals there too.
         self.following = False
-        self.cycle_active = True  # following: what the cycle timer's running says otherwise
+        self.cycle_active = True  # it has steps or a command to plan from: the cycle timer runs
         self.last_cycle_s = -math.inf
         self.pending_goals: list[PoseStamped] = []
         self.get_logger().info(f"footstep planner for NAO {version}: preview {preview_s} s, plans in "
@@ -237,6 +237,7 @@ class FootstepPlannerNode(Node):
 
     def _command(self, source: str, command: Callable[[], None]) -> bool:
         """Run a planner command now; a refusal keeps the plan and is logged with the reason."""
+        self._plan_pending_goals()  # the goals that came first, first: the last command wins
         self._advance()
         try:
             command()
@@ -245,9 +246,8 @@ class FootstepPlannerNode(Node):
             return False
         self.accepted += 1
         self._publish_plan()
-        if self.following:
-            self.cycle_active = True
-        elif self.cycle_timer.is_canceled():
+        self.cycle_active = True
+        if not self.following and self.cycle_timer.is_canceled():
             self.cycle_timer.reset()
         return True
 
@@ -349,11 +349,15 @@ class FootstepPlannerNode(Node):
     def after_robot_cycle(self) -> None:
         """Following: the goals received since the last cycle, then the cycle while there is
         something to plan from, else every PLAN_PERIOD_S."""
-        while self.pending_goals:
-            self._plan_goal(self.pending_goals.pop(0))
+        self._plan_pending_goals()
         since_s = self._now_s() - self.last_cycle_s
         if self.cycle_active or not 0.0 <= since_s < PLAN_PERIOD_S:  # (< 0: the clock went back)
             self.on_cycle()
+
+    def _plan_pending_goals(self) -> None:
+        goals, self.pending_goals = self.pending_goals, []  # (each goal's own _command finds none)
+        for msg in goals:
+            self._plan_goal(msg)
 
     def on_cycle(self) -> None:
         start = self.diagnostics.start()
