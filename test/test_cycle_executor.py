@@ -85,6 +85,23 @@ def test_cancelled_timer_and_sampled_subscription_are_not_served(context):
         assert spin_until(executor, published_and_taken)  # in DDS all along, never served
 
 
+def test_a_sampled_subscription_gives_the_newest_message_since_the_last_read(context):
+    node = Node("sampler", context=context)
+    newest, kept = SampledSubscription(node, Int32, "samples"), SampledSubscription(node, Int32, "samples", depth=5)
+    pub = node.create_publisher(Int32, "samples", 10)
+    with spun(context, node) as executor:
+        assert spin_until(executor, lambda: pub.get_subscription_count() == 2)
+        for i in range(3):
+            pub.publish(Int32(data=i))
+        time.sleep(0.2)
+        assert newest.take_latest().data == 2  # depth 1: the older ones were replaced in DDS
+        assert newest.take_latest() is None  # nothing since
+        assert kept.take_latest().data == 2 and kept.take_latest() is None
+        pub.publish(Int32(data=3))
+        time.sleep(0.2)
+        assert newest.take_latest().data == 3
+
+
 def test_plain_and_awaiting_services_answer_clients(context):
     server = Node("server", context=context)
     client_node = Node("client", context=context)

@@ -51,7 +51,7 @@ class SampledSubscription:
 
     def __init__(self, node: Node, msg_type: Any, topic: str, depth: int = 1, raw: bool = False,
                  latched: bool = False):
-        self.msg_type, self.raw, self.topic = msg_type, raw, topic
+        self.msg_type, self.raw, self.topic, self.depth = msg_type, raw, topic, depth
         self.subscription = node.create_subscription(
             msg_type, topic, _unused_callback, sampled_qos(depth, latched),
             callback_group=NeverExecuted(), raw=raw)
@@ -63,6 +63,8 @@ class SampledSubscription:
         return None if taken is None else taken[0]
 
     def take_latest(self):
+        if self.depth == 1:  # the history holds one sample: a second take would only find none
+            return self._take()
         latest = None
         while (msg := self._take()) is not None:
             latest = msg
