@@ -119,16 +119,15 @@ def share_joint_states(nodes: list) -> None:
         node.destroy_subscription(sub)
     # Nodes whose work is not the cycle's run right after it, while the thread is free until the
     # next joint_states (the footstep planner: ``follow_robot_cycle``).
-    followers = [node.after_robot_cycle for node in nodes if hasattr(node, "after_robot_cycle")]
-    for node in nodes:
-        if hasattr(node, "follow_robot_cycle"):
-            node.follow_robot_cycle()
+    followers = [node for node in nodes if hasattr(node, "follow_robot_cycle")]
+    for node in followers:
+        node.follow_robot_cycle()
 
     def on_joint_states(data: bytes) -> None:
         for callback in callbacks:
             callback(data)
-        for after in followers:
-            after()
+        for node in followers:
+            node.after_robot_cycle()
 
     nodes[0].create_subscription(JointState, topic, on_joint_states, LATEST_QOS, raw=True)
 
