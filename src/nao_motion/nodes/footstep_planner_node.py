@@ -342,7 +342,6 @@ class FootstepPlannerNode(Node):
         or a goal just before a joint_states, held the whole body's answer past the robot's next
         cycle. Right after the cycle, the thread has most of a cycle free."""
         self.following = True
-        self.cycle_active = not self.cycle_timer.is_canceled()
         self.cycle_timer.cancel()
         self.period_timer.cancel()
 

@@ -317,6 +317,7 @@ class WalkController:
         self.heading = HeadingCorrection(self.walk_config.phases)
         self.recovery = StepRecovery(self.config.recovery, self.walk_config.com_height_m, self.dt_s)
         self._tilt_error_rad = 0.0
+        self._tilted = np.eye(3)  # the IMU's attitude at the balancer's heading, refilled
         self.planned_start: dict[Leg, Pose2D] = {}  # each foot at the walk's start: as planned, as held
         self.actual_start: dict[Leg, Pose2D] = {}
         self.imu_yaw = ImuYaw()  # this cycle's yaw: the IMU's orientation, or its gyro integrated
@@ -691,7 +692,7 @@ class WalkController:
         support changes: the two attitudes differ only while the robot tilts about a sole."""
         state, torso = self._measured_state, inputs.torso_world
         lever = state.com_torso_m - self.fk.pose(state, SOLES[self.leg_odometry.support])[:3, 3]
-        tilted = with_yaw(inputs.imu_attitude, yaw_of(torso))
+        tilted = with_yaw(inputs.imu_attitude, yaw_of(torso), out=self._tilted)
         cos_tilt = 0.5 * (float(np.sum(tilted * torso[:3, :3])) - 1.0)  # trace(tilted^T model)
         self._tilt_error_rad = math.acos(max(-1.0, min(1.0, cos_tilt)))
         return measurement.com_world_m + (tilted - torso[:3, :3]) @ lever
