@@ -9,9 +9,9 @@ the default MaxStepX), each after a short warm-up. Printed for each phase: CPU o
 ``joint_commands`` since the previous one: the command came late), the cycles the simulator itself
 stepped a cycle or more late (catching up, half a cycle after the previous one), its real-time factor,
 whether the robot fell, and the CPU time the host stole from this (virtual) machine, with how
-many missed cycles came within 30 ms of the host stealing a vCPU (a halted vCPU misses the cycle
-whatever the suite does) against the share of the time that was so near steal (chance); and per node, the CPU time it spent in its own cycles (its diagnostics'
-``busy_cpu_s``, the thread's CPU time; ``busy_s`` is its wall time: the figure a composed process cannot give per node from /proc). Then everything again with one
+many missed cycles came while a vCPU was halted (``host_steal.HostSteal``: a halted vCPU misses
+the cycle whatever the suite does) against the share of the time that was so (chance); and per
+node, the CPU time it spent in its own cycles (its diagnostics' ``busy_cpu_s``, the thread's CPU time; ``busy_s`` is its wall time: the figure a composed process cannot give per node from /proc). Then everything again with one
 core kept busy by a load process this benchmark starts and stops itself.
 
 ``--lola``: the robot bringup instead (``nao-motion robot``: the suite and the robot adapter to
@@ -69,7 +69,7 @@ def measure_phase(name: str, suite: Suite, monitor, seconds: float) -> dict:
     commands0, sim0 = monitor.rates["joint_commands"].count, monitor.sim_time_s
     cpu0, wall0, busy0 = cpu_seconds(suite.processes), time.monotonic(), node_busy_seconds(monitor)
     steal0 = steal_seconds()
-    with HostSteal() as bursts:
+    with HostSteal() as host:
         monitor.spin_for(seconds)
         cpu1, wall1, busy1 = cpu_seconds(suite.processes), time.monotonic(), node_busy_seconds(monitor)
         steal = steal_seconds() - steal0
@@ -85,9 +85,9 @@ def measure_phase(name: str, suite: Suite, monitor, seconds: float) -> dict:
             "commands_hz": (commands1 - commands0) / wall,
             "missed": len(missed_at), "catch_up": catch_up1 - catch_up0, "cycles": cycles1 - cycles0,
             "rtf": (sim1 - sim0) / wall, "falls": falls1 - falls0, "steal": 100.0 * steal / wall,
-            "steal_burst_ms": 1e3 * bursts.longest_s,
-            "missed_near_steal": sum(map(bursts.near_steal, missed_at)),
-            "time_near_steal": bursts.share_near_steal(wall0, wall1),
+            "longest_halt_ms": 1e3 * host.longest_s, "halts_watched": host.watching,
+            "missed_halted": sum(map(host.halted_near, missed_at)),
+            "time_halted": host.share_halted_near(wall0, wall1),
             "node_cycles": {k: 100.0 * (busy1[k][0] - busy0[k][0]) / wall for k in sorted(busy1) if k in busy0},
             "node_cycles_cpu": {k: 100.0 * (busy1[k][1] - busy0[k][1]) / wall for k in sorted(busy1) if k in busy0}}
 
@@ -105,16 +105,21 @@ def node_busy_seconds(monitor) -> dict[str, tuple[float, float]]:
     return busy
 
 
+def halted_text(result: dict) -> str:
+    if not result["halts_watched"]:
+        return " (vCPU halts not watched: no real-time priority)"
+    return (f" ({result['missed_halted']} of them while a vCPU was halted {1e3 * HostSteal.HALT_MIN_S:.0f} ms or "
+            f"more, which was {100 * result['time_halted']:.0f} % of the time; the longest halt "
+            f"{result['longest_halt_ms']:.0f} ms)")
+
+
 def print_phase(result: dict, load: bool) -> None:
     cpu = "  ".join(f"{k} {v:5.1f}" for k, v in result["cpu"].items())
     print(f"{result['phase']:8s} {'1 core busy' if load else 'idle machine':12s} | CPU % of one core: {cpu} | "
           f"suite without simulator {result['suite_cpu']:5.1f} | joint_commands {result['commands_hz']:5.1f} Hz | "
-          f"missed cycles {result['missed']} of {result['cycles']} ({result['missed_near_steal']} of them "
-          f"within {1e3 * HostSteal.NEAR_S:.0f} ms of host steal, which was near "
-          f"{100 * result['time_near_steal']:.0f} % of the time) | stepped late by the simulator itself "
+          f"missed cycles {result['missed']} of {result['cycles']}{halted_text(result)} | stepped late by the simulator itself "
           f"{result['catch_up']} | RTF {result['rtf']:.2f} | "
-          f"falls {result['falls']} | CPU stolen by the host {result['steal']:.1f} % of one core, longest "
-          f"{result['steal_burst_ms']:.0f} ms on one vCPU", flush=True)
+          f"falls {result['falls']} | CPU stolen by the host {result['steal']:.1f} % of one core", flush=True)
     cycles = "  ".join(f"{k} {v:4.1f}" for k, v in result["node_cycles_cpu"].items())
     wall = "  ".join(f"{k} {v:4.1f}" for k, v in result["node_cycles"].items())
     print(f"{'':21s} | per node, CPU time in its own cycles, % of one core: {cycles}", flush=True)

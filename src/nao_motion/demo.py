@@ -281,9 +281,11 @@ def run_demo(duration_s: float = 60.0, out_dir: Path = Path("out/demo"), version
             recorder.poll()
         sim_diagnostics = monitor.diagnostics.get("nao_motion: simulator", {})
         host.stop()
-        near_steal = sum(map(host.near_steal, monitor.missed_cycles_at_s))
-        missed = (f"{sim_diagnostics.get('missed_cycles', '?')} of {sim_diagnostics.get('cycles', '?')} "
-                  f"({near_steal} within {1e3 * HostSteal.NEAR_S:.0f} ms of the host stealing a vCPU)")
+        missed = f"{sim_diagnostics.get('missed_cycles', '?')} of {sim_diagnostics.get('cycles', '?')}"
+        if host.watching:
+            halted = sum(map(host.halted_near, monitor.missed_cycles_at_s))
+            missed += (f" ({halted} while a vCPU was halted {1e3 * HostSteal.HALT_MIN_S:.0f} ms or more; "
+                       f"the longest halt {1e3 * host.longest_s:.0f} ms)")
         walk_finished = task is not None and not motion.isRunning(task)
         walk_error = motion.post.errors.get(task) if task is not None else None
         if motion is not None:
