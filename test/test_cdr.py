@@ -196,6 +196,27 @@ def test_imu_and_pose_read_in_place():
         StampedFloatsReader(POSE_FLOATS).read(serialize_message(pose)[:40])
 
 
+def test_pose_array_read_in_place_whatever_its_frame_length():
+    from geometry_msgs.msg import Pose, PoseArray
+
+    from nao_motion.ros.cdr import StampedPosesReader
+
+    reader = StampedPosesReader()
+    for frame in ("", "w", "wb_world", "a_frame_of_eight"):  # the sequence's alignment varies with it
+        msg = PoseArray(poses=[Pose(), Pose()])
+        msg.header.frame_id, msg.header.stamp.sec, msg.header.stamp.nanosec = frame, 7, 500_000_000
+        msg.poses[0].position.x, msg.poses[0].orientation.w = 0.125, 1.0
+        msg.poses[1].position.y, msg.poses[1].orientation.z = -0.05, 1.0
+        got_frame, stamp_s, poses = reader.read(serialize_message(msg))
+        assert (got_frame, stamp_s) == (frame, 7.5)
+        assert poses.tolist() == [[0.125, 0, 0, 0, 0, 0, 1.0], [0, -0.05, 0, 0, 0, 1.0, 1.0]]  # w: 1 by default
+    assert reader.read(serialize_message(PoseArray()))[2].shape == (0, 7)
+    data = serialize_message(PoseArray(poses=[Pose(), Pose()]))
+    for bad in (data[:-8], data[:10], b"\x00\x00" + data[2:]):  # short, no header, big-endian
+        with pytest.raises(ValueError):
+            reader.read(bad)
+
+
 def test_float32_tail_reader_reads_the_foot_sensors_whatever_their_layout_and_refuses_other_counts():
     reader = Float32TailReader(4)
     forces = [1.5, 22.25, -3.0, 40.0]

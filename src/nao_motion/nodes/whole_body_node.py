@@ -48,6 +48,7 @@ as it was: the robot keeps its last balanced command.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from functools import partial
 
@@ -67,10 +68,10 @@ from ..model import NaoModel
 from ..ros.conversions import (
     IMU_ANGULAR_VELOCITY_ERROR,
     IMU_ORIENTATION_ERROR,
-    pose_matrix,
+    pose_matrix_of,
     stamp_seconds,
 )
-from ..ros.cdr import ImuReader, JointStateReader, MessageImage
+from ..ros.cdr import ImuReader, JointStateReader, MessageImage, StampedFloatsReader, StampedPosesReader
 from ..ros.obstacle_input import ObstacleInput
 from ..ros.parameters import NAO_VERSION, ParameterSpec, declare_startup
 from ..ros.node_tools import (
@@ -174,10 +175,13 @@ class WholeBodyNode(Node):
                                  partial(self.on_effector, "Head"), 10)
         for arm in ("LArm", "RArm"):
             self.create_subscription(PointStamped, f"whole_body/effector/{arm}", partial(self.on_effector, arm), 10)
-        self.create_subscription(PointStamped, "whole_body/com_reference", self.on_com_reference, CYCLE_QOS)
-        self.create_subscription(PoseArray, "whole_body/foot_references", self.on_foot_references, CYCLE_QOS)
+        self.vector_reader, self.poses_reader = StampedFloatsReader(3), StampedPosesReader()
+        self.create_subscription(PointStamped, "whole_body/com_reference", self.on_com_reference, CYCLE_QOS, raw=True)
+        self.create_subscription(PoseArray, "whole_body/foot_references", self.on_foot_references, CYCLE_QOS,
+                                 raw=True)
         self.create_subscription(String, "whole_body/support", self.on_support, CYCLE_QOS)
-        self.create_subscription(Vector3Stamped, "whole_body/torso_reference", self.on_torso_reference, CYCLE_QOS)
+        self.create_subscription(Vector3Stamped, "whole_body/torso_reference", self.on_torso_reference, CYCLE_QOS,
+                                 raw=True)
         self.create_service(SetBool, "whole_body/enable", self.on_enable)
         for support in SUPPORT_LEGS:
             self.create_service(Trigger, f"whole_body/go_to_balance/{support}", partial(self.on_go_to_balance, support))
@@ -340,40 +344,55 @@ class WholeBodyNode(Node):
         except ValueError as err:
             self._refuse(topic, str(err))
 
-    def on_com_reference(self, msg: PointStamped) -> None:
-        if msg.header.frame_id not in ("", WORLD_FRAME):
-            self._refuse("whole_body/com_reference", f"frame must be {WORLD_FRAME!r}, got {msg.header.frame_id!r}")
+    # The walk's references come every cycle: read from their bytes (``ros.cdr``), not converted.
+    def _read_reference(self, topic: str, reader, data: bytes) -> tuple[float, np.ndarray] | None:
+        """(stamp seconds, values) of a reference in wb_world, or None (refused, said why)."""
+        try:
+            frame, stamp_s, values = reader.read(data)
+        except ValueError as err:
+            self._refuse(topic, f"malformed message: {err}")
+            return None
+        if frame not in ("", WORLD_FRAME):
+            self._refuse(topic, f"frame must be {WORLD_FRAME!r}, got {frame!r}")
+            return None
+        return stamp_s, values
+
+    def on_com_reference(self, data: bytes) -> None:
+        reference = self._read_reference("whole_body/com_reference", self.vector_reader, data)
+        if reference is None:
             return
-        com = np.array([msg.point.x, msg.point.y, msg.point.z])
-        if not np.all(np.isfinite(com)):
+        stamp_s, com = reference
+        if not all(map(math.isfinite, com.tolist())):
             self._refuse("whole_body/com_reference", "non-finite position")
             return
-        self.walk_references.add_com(stamp_seconds(msg.header.stamp), com)
+        self.walk_references.add_com(stamp_s, com.copy())
 
-    def on_foot_references(self, msg: PoseArray) -> None:
+    def on_foot_references(self, data: bytes) -> None:
         topic = "whole_body/foot_references"
-        if msg.header.frame_id not in ("", WORLD_FRAME):
-            self._refuse(topic, f"frame must be {WORLD_FRAME!r}, got {msg.header.frame_id!r}")
+        reference = self._read_reference(topic, self.poses_reader, data)
+        if reference is None:
             return
-        if len(msg.poses) != 2:
-            self._refuse(topic, f"expected 2 poses [left, right], got {len(msg.poses)}")
+        stamp_s, poses = reference
+        if len(poses) != 2:
+            self._refuse(topic, f"expected 2 poses [left, right], got {len(poses)}")
             return
-        feet = [pose_matrix(pose) for pose in msg.poses]
+        feet = [pose_matrix_of(pose) for pose in poses]
         if any(sole is None for sole in feet):
             self._refuse(topic, "non-finite position or invalid orientation")
             return
-        self.walk_references.add_feet(stamp_seconds(msg.header.stamp), *feet)
+        self.walk_references.add_feet(stamp_s, *feet)
 
-    def on_torso_reference(self, msg: Vector3Stamped) -> None:
+    def on_torso_reference(self, data: bytes) -> None:
         topic = "whole_body/torso_reference"
-        if msg.header.frame_id not in ("", WORLD_FRAME):
-            self._refuse(topic, f"frame must be {WORLD_FRAME!r}, got {msg.header.frame_id!r}")
+        reference = self._read_reference(topic, self.vector_reader, data)
+        if reference is None:
             return
-        tilt = (msg.vector.x, msg.vector.y)
-        if not all(np.isfinite(tilt)) or max(abs(tilt[0]), abs(tilt[1])) > MAX_TORSO_TILT_RAD:
+        stamp_s, vector = reference
+        tilt = (float(vector[0]), float(vector[1]))
+        if not all(map(math.isfinite, tilt)) or max(abs(tilt[0]), abs(tilt[1])) > MAX_TORSO_TILT_RAD:
             self._refuse(topic, f"tilt (x, y) must be finite and within +-{MAX_TORSO_TILT_RAD:.4f} rad, got {tilt}")
             return
-        self.walk_references.add_torso_tilt(stamp_seconds(msg.header.stamp), tilt)
+        self.walk_references.add_torso_tilt(stamp_s, tilt)
 
     def on_support(self, msg: String) -> None:
         if msg.data not in SUPPORT_LEGS:

@@ -313,6 +313,33 @@ class StampedFloatsReader:
         return frame, sec + nanosec * 1e-9, np.frombuffer(data, "<f8", self.count, start)
 
 
+class StampedPosesReader:
+    """The stamp, frame and poses of a serialized geometry_msgs/PoseArray, read in place.
+
+    ``read(data)`` returns (frame_id, stamp seconds, the poses as a read-only (n, 7) float64
+    array: position x, y, z, orientation x, y, z, w), or raises ValueError for bytes too short or
+    not little-endian CDR."""
+
+    MAX_POSES = 1024  # a length beyond any the suite sends: the bytes are not a PoseArray
+
+    def read(self, data: bytes) -> tuple[str, float, np.ndarray]:
+        if data[:2] != LITTLE_ENDIAN_CDR or len(data) < ENCAPSULATION + 12:
+            raise ValueError("not a little-endian CDR message")
+        sec, nanosec, frame_length = struct.unpack_from("<iII", data, ENCAPSULATION)
+        frame_at = ENCAPSULATION + 12
+        length_at = ENCAPSULATION + _align(frame_at + frame_length - ENCAPSULATION, 4)
+        if frame_length == 0 or len(data) < length_at + 4:
+            raise ValueError("message too short")
+        (count,) = struct.unpack_from("<I", data, length_at)
+        start = ENCAPSULATION + _align(length_at + 4 - ENCAPSULATION, 8)
+        if count > self.MAX_POSES or (count and len(data) < start + 8 * POSE_FLOATS * count):
+            raise ValueError("message too short")
+        frame = bytes(data[frame_at:frame_at + frame_length - 1]).decode("utf-8", "replace")
+        poses = (np.frombuffer(data, "<f8", POSE_FLOATS * count, start).reshape(count, POSE_FLOATS) if count
+                 else np.empty((0, POSE_FLOATS)))
+        return frame, sec + nanosec * 1e-9, poses
+
+
 class Float32TailReader:
     """The float32 sequence that ends a serialized message (std_msgs/Float32MultiArray's ``data``,
     after its layout), read in place: taking it converted costs the walk node ~1 % of a core for
