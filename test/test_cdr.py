@@ -17,7 +17,8 @@ from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import Float32MultiArray, MultiArrayDimension  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
 
-from nao_motion.joint_input import JointInputError, parse_joint_values  # noqa: E402
+from nao_motion.collision.reference import parse_targets, targets_of  # noqa: E402
+from nao_motion.joint_input import MAX_COMMAND_POSITION_RAD, JointInputError, parse_joint_values  # noqa: E402
 from nao_motion.model import NaoModel  # noqa: E402
 from nao_motion.ros.cdr import Float32TailReader, JointStateReader, MessageImage  # noqa: E402
 from nao_motion.ros.node_tools import TransformsImage  # noqa: E402
@@ -154,6 +155,27 @@ def test_a_command_reader_takes_any_finite_position():
     assert q[MODEL.joint_index("HeadYaw")] == -9.5  # nothing written
     with pytest.raises(JointInputError, match="unknown"):
         limited.merge(serialized(["HeadYaw", "LFinger21"], [0.1, 0.1]), q, received)
+
+
+@pytest.mark.parametrize("velocities", [[], [1.0, 0.5, 2.0], [1.0, 0.5]], ids=["none", "one a name", "too few"])
+def test_targets_read_from_bytes_are_parse_targets_targets(velocities):
+    """The collision filter's joint_targets, read in place, make the targets (or the refusal)
+    parse_targets makes of the converted message."""
+    names, positions = ["LShoulderPitch", "HeadYaw", "RElbowRoll"], [0.5, -3.0, 0.3]  # HeadYaw clipped
+    msg = JointState(name=names, position=positions, velocity=velocities)
+    reader = JointStateReader(MODEL, unknown_names="reject", plausible=False, limit_rad=MAX_COMMAND_POSITION_RAD)
+    try:
+        expected = parse_targets(MODEL, names, positions, velocities, 0.3)
+    except JointInputError as err:
+        with pytest.raises(JointInputError, match=str(err)):
+            targets_of(MODEL, *reader.read(serialize_message(msg))[1:], 0.3)
+        return
+    _, indices, read_positions, read_velocities = reader.read(serialize_message(msg))
+    got = targets_of(MODEL, indices, read_positions, read_velocities, 0.3)
+    for field in ("indices", "positions", "speeds_rps"):
+        np.testing.assert_array_equal(getattr(got, field), getattr(expected, field))
+    with pytest.raises(JointInputError, match="no joint names"):
+        targets_of(MODEL, *reader.read(serialized([], []))[1:], 0.3)
 
 
 def test_reader_refuses_bytes_that_are_not_a_joint_state():

@@ -54,18 +54,27 @@ def parse_targets(model: NaoModel, names: Sequence[str], positions: Sequence[flo
     if len(names) == 0:
         raise JointInputError("no joint names")
     parsed = parse_joint_values(model, names, positions, limit=MAX_COMMAND_POSITION_RAD)
-    vmax = model.max_velocity[parsed.indices]
+    return targets_of(model, parsed.indices, parsed.values, velocities, speed_fraction)
+
+
+def targets_of(model: NaoModel, indices: np.ndarray, positions: np.ndarray, velocities: Sequence[float],
+               speed_fraction: float) -> Targets:
+    """parse_targets' targets of joints already checked (model ``indices``, finite positions
+    within MAX_COMMAND_POSITION_RAD, as ``ros.cdr.JointStateReader`` reads them)."""
+    if len(indices) == 0:
+        raise JointInputError("no joint names")
+    vmax = model.max_velocity[indices]
     if len(velocities) == 0:
         speeds = speed_fraction * vmax
     else:
         speeds = np.asarray(velocities, dtype=float)
-        if speeds.shape != (len(names),):
-            raise JointInputError(f"{len(names)} joint names but {len(velocities)} velocity values")
+        if speeds.shape != (len(indices),):
+            raise JointInputError(f"{len(indices)} joint names but {len(velocities)} velocity values")
         if not np.all(np.isfinite(speeds) & (speeds > 0.0)):
             raise JointInputError(f"velocities must be finite and > 0 (speeds in rad/s), got {list(speeds)}")
         speeds = np.minimum(speeds, vmax)
-    clipped = np.clip(parsed.values, model.lower[parsed.indices], model.upper[parsed.indices])
-    return Targets(parsed.indices, clipped, speeds)
+    clipped = np.clip(positions, model.lower[indices], model.upper[indices])
+    return Targets(indices, clipped, speeds)
 
 
 def parse_trajectory(model: NaoModel, names: Sequence[str], times_s: Sequence[float],

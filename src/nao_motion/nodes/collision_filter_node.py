@@ -77,8 +77,8 @@ from visualization_msgs.msg import Marker, MarkerArray
 from ..collision.avoidance import AvoidanceConfig, Outcome
 from ..collision.filter_cycle import CollisionFilterCycle
 from ..collision.pairs import PROTECTION_CHAINS, protected_arms
-from ..collision.reference import parse_targets, parse_trajectory
-from ..joint_input import JointInputError, parse_joint_values, parse_stiffness
+from ..collision.reference import parse_trajectory, targets_of
+from ..joint_input import MAX_COMMAND_POSITION_RAD, JointInputError, parse_joint_values, parse_stiffness
 from ..model import NaoModel
 from ..qp import clearance
 from ..ros.conversions import stamp_seconds
@@ -137,7 +137,9 @@ class CollisionFilterNode(Node):
         self.command_pub = self.create_publisher(JointState, "joint_commands", CYCLE_QOS)
         self.distance_pub = self.create_publisher(Float64, "collision_filter/closest_distance", CYCLE_QOS)
         self.marker_pub = self.create_publisher(MarkerArray, "collision_filter/markers", 10)
-        self.create_subscription(JointState, "joint_targets", self.on_targets, CYCLE_QOS)
+        self.targets_reader = JointStateReader(self.model, unknown_names="reject", plausible=False,
+                                               limit_rad=MAX_COMMAND_POSITION_RAD)
+        self.create_subscription(JointState, "joint_targets", self.on_targets, CYCLE_QOS, raw=True)
         self.create_subscription(JointTrajectory, "joint_trajectory", self.on_trajectory, CYCLE_QOS)
         self.create_subscription(JointState, "joint_states", self.on_joint_states, LATEST_QOS, raw=True)
         self.create_subscription(JointState, "joint_stiffness", self.on_stiffness, CYCLE_QOS)
@@ -201,9 +203,12 @@ class CollisionFilterNode(Node):
         throttled_warning(self, f"{topic}: {reason}",
                           f"{topic} rejected, the robot keeps its last safe command: {reason}", 1.0, family=topic)
 
-    def on_targets(self, msg: JointState) -> None:
+    def on_targets(self, data: bytes) -> None:
+        # Read from the bytes: the walk's arm swing comes every cycle (converting the message and
+        # its names cost about as much as the filter's move).
         try:
-            targets = parse_targets(self.model, msg.name, msg.position, msg.velocity, self.speed_fraction)
+            _, indices, positions, velocities = self.targets_reader.read(data)
+            targets = targets_of(self.model, indices, positions, velocities, self.speed_fraction)
         except JointInputError as err:
             self._reject("joint_targets", str(err))
             return

@@ -179,6 +179,10 @@ def _float_of(msg: Any, path: str) -> float:
     return float(value if index is None else value[index])
 
 
+_NONE = np.empty(0)  # a message's empty velocity sequence
+_NONE.flags.writeable = False
+
+
 @dataclass
 class _NamesLayout:
     """One list of joint names as it appears in the bytes, checked once against the model."""
@@ -214,6 +218,15 @@ class JointStateReader:
     def merge(self, data: bytes, values: np.ndarray, received: np.ndarray) -> Time:
         """Write the message's positions into ``values`` (model order), mark them ``received``,
         return its stamp. Raises JointInputError (nothing written) for a malformed message."""
+        stamp, indices, kept, _ = self.read(data)
+        values[indices] = kept
+        received[indices] = True
+        return stamp
+
+    def read(self, data: bytes) -> tuple[Time, np.ndarray, np.ndarray, np.ndarray]:
+        """The message's stamp, the model indices of its joints (the names kept), their
+        positions, and its ``velocity`` values as sent (read-only; a JointState carries none or
+        one per name, which the caller checks). Raises JointInputError for a malformed message."""
         try:
             sec, nanosec, frame_length = struct.unpack_from("<iII", data, ENCAPSULATION)
             names_at = _align(ENCAPSULATION + 12 + frame_length, 4)
@@ -224,6 +237,10 @@ class JointStateReader:
                 raise JointInputError(f"{layout.count} joint names but {count} position values")
             start = ENCAPSULATION + _align(at + 4 - ENCAPSULATION, 8)
             positions = np.frombuffer(data, "<f8", count, start)
+            at = start + 8 * count  # the velocities' length: 4-aligned already
+            (velocity_count,) = struct.unpack_from("<I", data, at)
+            start = ENCAPSULATION + _align(at + 4 - ENCAPSULATION, 8)
+            velocities = np.frombuffer(data, "<f8", velocity_count, start) if velocity_count else _NONE
         except (struct.error, ValueError, IndexError) as err:
             if isinstance(err, JointInputError):
                 raise
@@ -232,10 +249,8 @@ class JointStateReader:
         # One test for the usual message (finite and plausible); the reason only when it fails.
         if not np.logical_and(kept >= layout.lowest, kept <= layout.highest).all():
             raise JointInputError(self._refusal(data, names_at, positions, layout))
-        values[layout.indices] = kept
-        received[layout.indices] = True
         self.ignored_names = layout.ignored
-        return Time(sec=sec, nanosec=nanosec)
+        return Time(sec=sec, nanosec=nanosec), layout.indices, kept, velocities
 
     def _refusal(self, data: bytes, names_at: int, positions: np.ndarray, layout: _NamesLayout) -> str:
         """Why positions outside ``layout``'s accepted readings are refused."""
