@@ -16,7 +16,7 @@ from std_msgs.msg import Int32  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 
 from nao_motion.ros.executor import CycleExecutor  # noqa: E402
-from nao_motion.ros.sampled import SampledSubscription  # noqa: E402
+from nao_motion.ros.sampled import SampledSubscription, SampleView, SharedSample  # noqa: E402
 
 
 @pytest.fixture
@@ -100,6 +100,29 @@ def test_a_sampled_subscription_gives_the_newest_message_since_the_last_read(con
         pub.publish(Int32(data=3))
         time.sleep(0.2)
         assert newest.take_latest().data == 3
+
+
+def test_views_of_a_shared_sample_each_get_each_message_once(context):
+    """Nodes sharing one subscription (the composed suite's IMU) read as with their own: the
+    newest message each has not seen, once."""
+    node = Node("sharer", context=context)
+    shared = SharedSample(SampledSubscription(node, Int32, "shared"))
+    first, second = SampleView(shared), SampleView(shared)
+    pub = node.create_publisher(Int32, "shared", 10)
+    with spun(context, node) as executor:
+        assert spin_until(executor, lambda: pub.get_subscription_count() == 1)
+        assert first.take_latest() is None and second.take_latest() is None
+        pub.publish(Int32(data=1))
+        time.sleep(0.2)
+        assert first.take_latest().data == 1
+        assert first.take_latest() is None  # seen
+        assert second.take_latest().data == 1  # the same message, taken once from DDS
+        pub.publish(Int32(data=2))
+        time.sleep(0.2)
+        assert second.take_latest().data == 2 and second.take_latest() is None
+        assert first.take_latest().data == 2 and first.take_latest() is None
+        late = SampleView(shared)  # a view made now has seen what came before it
+        assert late.take_latest() is None
 
 
 def test_plain_and_awaiting_services_answer_clients(context):

@@ -95,6 +95,19 @@ def test_the_process_reads_joint_states_and_clock_once(composed):
     assert readers("/clock") == ["whole_body"]
 
 
+def test_the_process_takes_each_sampled_stream_once(composed):
+    """The IMU (kinematics, walk, whole body) and joint_commands (the walk, and the collision
+    filter's robot_commands remapped onto it) each have one reader in the process."""
+    suite = {spec.executable for spec in suite_nodes()}
+
+    def readers(topic):
+        return [info.node_name for info in composed.node.get_subscriptions_info_by_topic(topic)
+                if info.node_name in suite]
+
+    assert composed.wait(lambda: len(readers("/imu")) == 1, 30.0), readers("/imu")
+    assert len(readers("/joint_commands")) == 1, readers("/joint_commands")
+
+
 def test_the_planner_plans_a_goal_after_the_robots_cycle(composed):
     """Composed, the footstep planner's work follows the cycle the nodes run on each joint_states:
     a moveTo's planning (5-10 ms) started by a goal just before a joint_states held the whole

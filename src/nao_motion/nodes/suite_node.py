@@ -30,6 +30,7 @@ from sensor_msgs.msg import JointState
 from ..paths import config_file
 from ..ros.node_tools import run_nodes
 from ..ros.qos import LATEST_QOS
+from ..ros.sampled import SampledSubscription, SampleView, SharedSample
 from ..suite import NodeSpec, suite_nodes
 
 
@@ -132,9 +133,31 @@ def share_joint_states(nodes: list) -> None:
     nodes[0].create_subscription(JointState, topic, on_joint_states, LATEST_QOS, raw=True)
 
 
+def share_samples(nodes: list) -> None:
+    """One reader per sampled stream for the process: the nodes that sample the same topic (the
+    IMU: kinematics, walk and whole body; joint_commands: the walk and the collision filter's
+    robot_commands) read one subscription's samples (``ros.sampled.SharedSample``), which is
+    taken from DDS once a cycle instead of once per node (a take with data: ~36 us)."""
+    by_topic: dict[tuple, list[tuple[object, str, SampledSubscription]]] = {}
+    for node in nodes:
+        for name, value in vars(node).items():
+            if isinstance(value, SampledSubscription) and value.depth == 1:
+                key = (value.subscription.topic_name, value.msg_type, value.raw)
+                by_topic.setdefault(key, []).append((node, name, value))
+    for readers in by_topic.values():
+        if len(readers) < 2:
+            continue
+        shared = SharedSample(readers[0][2])
+        for node, name, sampled in readers:
+            if sampled is not shared.sampled:
+                node.destroy_subscription(sampled.subscription)
+            setattr(node, name, SampleView(shared))
+
+
 def prepare(nodes: list) -> None:
     share_clock(nodes)
     share_joint_states(nodes)
+    share_samples(nodes)
 
 
 def main(args=None) -> None:

@@ -77,5 +77,36 @@ class SampledSubscription:
         return messages
 
 
+class SharedSample:
+    """One sampled subscription read by several nodes of a process (``nodes.suite_node``): the
+    stream is taken from DDS once, and each node's :class:`SampleView` gets each sample once, as
+    its own subscription would have given it."""
+
+    def __init__(self, sampled: SampledSubscription):
+        self.sampled, self.topic, self.raw = sampled, sampled.topic, sampled.raw
+        self.latest, self.serial = None, 0  # the newest sample taken, and how many were
+
+    def refresh(self) -> None:
+        taken = self.sampled.take_latest()
+        if taken is not None:
+            self.latest, self.serial = taken, self.serial + 1
+
+
+class SampleView:
+    """A node's reading of a :class:`SharedSample`: ``take_latest`` as a SampledSubscription's."""
+
+    def __init__(self, shared: SharedSample):
+        self.shared, self.topic, self.raw = shared, shared.topic, shared.raw
+        self._seen = shared.serial
+
+    def take_latest(self):
+        shared = self.shared
+        shared.refresh()
+        if shared.serial == self._seen:
+            return None
+        self._seen = shared.serial
+        return shared.latest
+
+
 def _unused_callback(msg) -> None:  # the executor never runs it (see NeverExecuted)
     raise AssertionError("a sampled subscription's callback ran")
