@@ -6,8 +6,9 @@ others' work on the same message comes after the robot has its command.
 
 Why: every rclpy process pays for its interpreter and for an executor that wakes once per
 message of every subscription. The suite's nodes all take the robot's 100 Hz streams
-(joint_states, /clock); composed, a message several nodes take wakes one executor once, and the
-walk -> whole body -> joint_commands chain runs without crossing process boundaries. The
+(joint_states, /clock) and sample others (the IMU, joint_commands); composed, a message several
+nodes take wakes one executor once and is taken from DDS once, and the walk -> whole body ->
+joint_commands chain runs without crossing process boundaries. The
 measured difference: ``./run bench suite`` (``--separate`` for one process per node).
 
     python -m nao_motion.nodes.suite_node --ros-args -p nao_version:=V5 -p use_sim_time:=true
