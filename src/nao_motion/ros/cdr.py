@@ -317,15 +317,11 @@ class StampedFloatsReader:
         self.count = count
 
     def read(self, data: bytes) -> tuple[str, float, np.ndarray]:
-        if data[:2] != LITTLE_ENDIAN_CDR or len(data) < ENCAPSULATION + 12:
-            raise ValueError("not a little-endian CDR message")
-        sec, nanosec, frame_length = struct.unpack_from("<iII", data, ENCAPSULATION)
-        frame_at = ENCAPSULATION + 12
-        start = ENCAPSULATION + _align(frame_at + frame_length - ENCAPSULATION, 8)
-        if frame_length == 0 or len(data) < start + 8 * self.count:
+        frame, stamp_s, end = _header(data)
+        start = ENCAPSULATION + _align(end - ENCAPSULATION, 8)
+        if len(data) < start + 8 * self.count:
             raise ValueError("message too short")
-        frame = bytes(data[frame_at:frame_at + frame_length - 1]).decode("utf-8", "replace")
-        return frame, sec + nanosec * 1e-9, np.frombuffer(data, "<f8", self.count, start)
+        return frame, stamp_s, np.frombuffer(data, "<f8", self.count, start)
 
 
 class StampedPosesReader:
@@ -338,21 +334,30 @@ class StampedPosesReader:
     MAX_POSES = 1024  # a length beyond any the suite sends: the bytes are not a PoseArray
 
     def read(self, data: bytes) -> tuple[str, float, np.ndarray]:
-        if data[:2] != LITTLE_ENDIAN_CDR or len(data) < ENCAPSULATION + 12:
-            raise ValueError("not a little-endian CDR message")
-        sec, nanosec, frame_length = struct.unpack_from("<iII", data, ENCAPSULATION)
-        frame_at = ENCAPSULATION + 12
-        length_at = ENCAPSULATION + _align(frame_at + frame_length - ENCAPSULATION, 4)
-        if frame_length == 0 or len(data) < length_at + 4:
+        frame, stamp_s, end = _header(data)
+        length_at = ENCAPSULATION + _align(end - ENCAPSULATION, 4)
+        if len(data) < length_at + 4:
             raise ValueError("message too short")
         (count,) = struct.unpack_from("<I", data, length_at)
         start = ENCAPSULATION + _align(length_at + 4 - ENCAPSULATION, 8)
         if count > self.MAX_POSES or (count and len(data) < start + 8 * POSE_FLOATS * count):
             raise ValueError("message too short")
-        frame = bytes(data[frame_at:frame_at + frame_length - 1]).decode("utf-8", "replace")
         poses = (np.frombuffer(data, "<f8", POSE_FLOATS * count, start).reshape(count, POSE_FLOATS) if count
                  else np.empty((0, POSE_FLOATS)))
-        return frame, sec + nanosec * 1e-9, poses
+        return frame, stamp_s, poses
+
+
+def _header(data: bytes) -> tuple[str, float, int]:
+    """A serialized message's leading std_msgs/Header: its frame_id, its stamp in seconds, and
+    where the bytes after it begin. ValueError for bytes too short or not little-endian CDR."""
+    if data[:2] != LITTLE_ENDIAN_CDR or len(data) < ENCAPSULATION + 12:
+        raise ValueError("not a little-endian CDR message")
+    sec, nanosec, frame_length = struct.unpack_from("<iII", data, ENCAPSULATION)
+    frame_at = ENCAPSULATION + 12
+    if frame_length == 0 or len(data) < frame_at + frame_length:
+        raise ValueError("message too short")
+    frame = bytes(data[frame_at:frame_at + frame_length - 1]).decode("utf-8", "replace")
+    return frame, sec + nanosec * 1e-9, frame_at + frame_length
 
 
 class Float32TailReader:
