@@ -10,7 +10,8 @@ ALMotion client sending moveInit and moveToward. Per corner: the simulator is re
 moveToward runs for ``--walk-s`` seconds of sim time, then stopMove. Printed: the planner's
 nominal velocity (its clipping, computed here by the same planner core), the true velocity (the
 ground-truth torso's twist over one gait cycle, averaged over the last ``--window-s``, so the
-sway cancels), falls (the simulator's count), the worst tilt, the missed cycles and the RTF.
+sway cancels), falls (the simulator's count), the worst tilt, the missed cycles (and how many came while
+a vCPU was halted, ``host_steal.HostSteal``) and the RTF.
 ``--load``: with one core kept busy by a process this benchmark starts and stops.
 
 Figures only, nothing asserted (issue 15: the envelope must hold through the suite).
@@ -35,6 +36,7 @@ from nao_motion.almotion.errors import ALMotionError
 from nao_motion.bringup import Suite
 from nao_motion.footsteps import Pose2D
 from nao_motion.footsteps.planner import FootstepPlanner
+from nao_motion.host_steal import HostSteal
 from nao_motion.spatial import rotation_from_quaternion_xyzw, yaw_of
 
 SAMPLE_PERIOD_S = 0.05  # wall time between ground-truth samples (the poses carry sim stamps)
@@ -91,20 +93,24 @@ def run_corner(motion, monitor, reset, command, config, walk_s: float, window_s:
     falls0, (missed0, cycles0) = monitor.falls(), simulator_missed(monitor)
     monitor.max_tilt_rad = 0.0
     sim0, wall0 = monitor.sim_time_s, time.monotonic()
-    motion.moveToward(*command, config)
-    samples = []
-    while monitor.sim_time_s - sim0 < walk_s and monitor.falls() == falls0:
-        monitor.spin_for(SAMPLE_PERIOD_S)
-        sample = truth_sample(monitor)
-        if sample is not None and (not samples or sample[0] > samples[-1][0]):
-            samples.append(sample)
-    rtf = (monitor.sim_time_s - sim0) / (time.monotonic() - wall0)
-    walking_falls = monitor.falls() - falls0
-    motion.stopMove()
-    monitor.spin_for(STOPPING_S)
-    missed1, cycles1 = simulator_missed(monitor)
-    return {"samples": samples, "falls": walking_falls, "stop_falls": monitor.falls() - falls0 - walking_falls, "tilt_deg": math.degrees(monitor.max_tilt_rad),
-            "missed": missed1 - missed0, "cycles": cycles1 - cycles0, "rtf": rtf}
+    with HostSteal() as host:
+        motion.moveToward(*command, config)
+        samples = []
+        while monitor.sim_time_s - sim0 < walk_s and monitor.falls() == falls0:
+            monitor.spin_for(SAMPLE_PERIOD_S)
+            sample = truth_sample(monitor)
+            if sample is not None and (not samples or sample[0] > samples[-1][0]):
+                samples.append(sample)
+        rtf = (monitor.sim_time_s - sim0) / (time.monotonic() - wall0)
+        walking_falls = monitor.falls() - falls0
+        motion.stopMove()
+        monitor.spin_for(STOPPING_S)
+        missed1, cycles1 = simulator_missed(monitor)
+    missed_at = [t for t in monitor.missed_cycles_at_s if t >= wall0]  # times come once a second: most of them
+    halted = sum(map(host.halted_near, missed_at)) if host.watching else None
+    return {"samples": samples, "falls": walking_falls, "stop_falls": monitor.falls() - falls0 - walking_falls,
+            "tilt_deg": math.degrees(monitor.max_tilt_rad), "missed": missed1 - missed0, "cycles": cycles1 - cycles0,
+            "rtf": rtf, "halted": halted, "longest_halt_ms": 1e3 * host.longest_s}
 
 
 def set_walk_parameters(motion, values: dict) -> None:
@@ -145,7 +151,7 @@ def main() -> int:
           f"{'one core busy' if args.load else 'idle machine'}, moveToward for {args.walk_s:.0f} s of sim time "
           f"per corner; true = ground-truth torso's twist over a gait cycle, mean of the last {args.window_s:.0f} s")
     header = (f"{'corner':<13} {'gait':<8} {'nominal vx, vy, wz':>19}  {'true vx, vy, wz':>19}  {'true/nominal':<22} "
-              f"{'falls':>5} {'stop':>4} {'tilt':>6} {'missed':>10} {'RTF':>5}")
+              f"{'falls':>5} {'stop':>4} {'tilt':>6} {'missed':>10} {'halted':>6} {'longest':>7} {'RTF':>5}")
     print(header + "\n" + "-" * len(header), flush=True)
     with (running_suite(args.nao_version, Suite.composed, args.load, prefix="bench_suite_envelope") as (_, monitor, _),
           ALMotion(args.nao_version) as motion):
@@ -162,9 +168,11 @@ def main() -> int:
                 true = "fell" if r["falls"] else f"{got[0]:+.3f} {got[1]:+.3f} {got[2]:+.2f}"
                 print(f"{corner:<13} {gait:<8} {want[0]:+.3f} {want[1]:+.3f} {want[2]:+.2f}  {true:>19}  "
                       f"{percent_of_nominal(got, want):<22} {r['falls']:>5} {r['stop_falls']:>4} {r['tilt_deg']:5.1f}d "
-                      f"{r['missed']:>4}/{r['cycles']:<5} {r['rtf']:5.2f}", flush=True)
+                      f"{r['missed']:>4}/{r['cycles']:<5} {'-' if r['halted'] is None else r['halted']:>6} "
+                      f"{r['longest_halt_ms']:5.0f}ms {r['rtf']:5.2f}", flush=True)
     print("(m/s, m/s, rad/s; falls: while walking, stop: after stopMove; tilt: worst ground-truth torso tilt; "
-          "missed: cycles the simulator stepped without a new command)")
+          "missed: cycles the simulator stepped without a new command; halted: of them, those during or just "
+          "after a halted vCPU (host_steal.HostSteal), longest: the longest halt)")
     return 0
 
 
