@@ -65,11 +65,11 @@ def simulator_counters(monitor) -> tuple[int, int, int]:
 
 def measure_phase(name: str, suite: Suite, monitor, seconds: float) -> dict:
     monitor.spin_for(WARM_UP_S)
-    catch_up0, cycles0, falls0 = simulator_counters(monitor)
-    commands0, sim0 = monitor.rates["joint_commands"].count, monitor.sim_time_s
-    cpu0, wall0, busy0 = cpu_seconds(suite.processes), time.monotonic(), node_busy_seconds(monitor)
-    steal0 = steal_seconds()
-    with HostSteal() as host:
+    with HostSteal() as host:  # its canaries watching from the phase's start
+        catch_up0, cycles0, falls0 = simulator_counters(monitor)
+        commands0, sim0 = monitor.rates["joint_commands"].count, monitor.sim_time_s
+        cpu0, wall0, busy0 = cpu_seconds(suite.processes), time.monotonic(), node_busy_seconds(monitor)
+        steal0 = steal_seconds()
         monitor.spin_for(seconds)
         cpu1, wall1, busy1 = cpu_seconds(suite.processes), time.monotonic(), node_busy_seconds(monitor)
         steal = steal_seconds() - steal0

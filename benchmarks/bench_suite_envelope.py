@@ -90,10 +90,10 @@ def run_corner(motion, monitor, reset, command, config, walk_s: float, window_s:
     except ALMotionError:  # after a fall the suite may take a few more seconds to stand again
         monitor.spin_for(SETTLE_AFTER_RESET_S)
         motion.moveInit()
-    falls0, (missed0, cycles0) = monitor.falls(), simulator_missed(monitor)
-    monitor.max_tilt_rad = 0.0
-    sim0, wall0 = monitor.sim_time_s, time.monotonic()
-    with HostSteal() as host:
+    with HostSteal() as host:  # its canaries watching from the walk's start
+        falls0, (missed0, cycles0) = monitor.falls(), simulator_missed(monitor)
+        monitor.max_tilt_rad = 0.0
+        sim0, wall0 = monitor.sim_time_s, time.monotonic()
         motion.moveToward(*command, config)
         samples = []
         while monitor.sim_time_s - sim0 < walk_s and monitor.falls() == falls0:

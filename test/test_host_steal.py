@@ -44,18 +44,20 @@ def test_the_share_of_time_after_halts_is_the_chance_of_a_cycle_being_put_down_t
 def test_the_canaries_see_a_stopped_vcpu_on_this_machine():
     start_s = time.monotonic()
     with HostSteal() as host:
-        if not host.watching:
-            pytest.skip("no real-time priority here (not root, no CAP_SYS_NICE): the canaries cannot watch")
-        time.sleep(0.2)
+        time.sleep(0.6)  # past STARTUP_S
         # A canary stopped as a halted vCPU would stop it: its wake-ups stop for 50 ms.
-        canary = host._canaries[0]
+        canaries = list(host._canaries)
+        canary = canaries[0]
         os.kill(canary.pid, 19)  # SIGSTOP
         time.sleep(0.05)
         os.kill(canary.pid, 18)  # SIGCONT
         stopped_s = time.monotonic()
         time.sleep(0.2)
+    if not host.watching:
+        pytest.skip("no real-time priority here (not root, no CAP_SYS_NICE): the canaries cannot watch")
     assert steal_seconds() >= 0.0
     assert host.longest_s >= 0.045
     assert all(start_s <= start < end <= time.monotonic() for start, end in host.halts)
     assert host.halted_near(stopped_s)
-    assert all(c.poll() is not None for c in host._canaries)
+    assert len(canaries) == len(os.sched_getaffinity(0))  # one a vCPU
+    assert all(c.poll() is not None for c in canaries)  # ended with the block

@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 
 import numpy as np
 
@@ -63,8 +64,8 @@ class HostSteal:
     (``_CANARY``): the halts, the longest, and whether a missed cycle came during one
     (:meth:`halted_near`), to tell the missed cycles the host caused from the suite's own.
 
-    The canaries need real-time scheduling (root, or CAP_SYS_NICE): without it they are
-    preempted by the suite itself, and nothing is recorded (``watching`` False)."""
+    The canaries need real-time scheduling (root, or CAP_SYS_NICE): without it they would be
+    preempted by the suite itself; they end, and nothing is recorded (``watching`` False)."""
 
     # Halts of 4 ms (a period and HALT_MIN_S) or more are all seen, shorter ones when they cover a
     # wake-up; a canary costs about 2 % of a core (4 % at 1 ms).
@@ -75,10 +76,12 @@ class HostSteal:
     # A cycle is missed when the answer to the joint_states sent the cycle before came after the
     # simulator stepped again: a halt within this before the miss held that answer.
     LOOKBACK_S = 0.015
+    STARTUP_S = 0.5  # a canary still running this long after its start has its priority
 
     def __init__(self):
         self.halts: list[tuple[float, float]] = []  # (start, end), time.monotonic(), sorted by end
-        self.watching = False
+        self.watching = False  # known at stop()
+        self._started_s = 0.0
         self._canaries: list[subprocess.Popen] = []
         self._readers: list[threading.Thread] = []
         self._lock = threading.Lock()
@@ -122,13 +125,18 @@ class HostSteal:
             reader = threading.Thread(target=self._read, args=(canary,), daemon=True)
             reader.start()
             self._readers.append(reader)
-        try:
-            self._canaries[0].wait(timeout=0.5)
-        except subprocess.TimeoutExpired:  # running: it has its real-time priority
-            self.watching = True
+        self._started_s = time.monotonic()
         return self
 
     def stop(self) -> None:
+        """Ends the canaries; ``watching`` then says whether they ran (a canary refused real-time
+        priority ends at once, within STARTUP_S)."""
+        for canary in self._canaries:
+            try:
+                canary.wait(timeout=max(0.0, self._started_s + self.STARTUP_S - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                pass
+        self.watching = bool(self._canaries) and all(canary.poll() is None for canary in self._canaries)
         for canary in self._canaries:
             canary.terminate()
         for canary in self._canaries:
