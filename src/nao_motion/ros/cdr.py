@@ -218,7 +218,7 @@ class JointStateReader:
     def merge(self, data: bytes, values: np.ndarray, received: np.ndarray) -> Time:
         """Write the message's positions into ``values`` (model order), mark them ``received``,
         return its stamp. Raises JointInputError (nothing written) for a malformed message."""
-        stamp, indices, kept, _ = self.read(data)
+        stamp, indices, kept, _ = self._positions(data)
         values[indices] = kept
         received[indices] = True
         return stamp
@@ -227,6 +227,18 @@ class JointStateReader:
         """The message's stamp, the model indices of its joints (the names kept), their
         positions, and its ``velocity`` values as sent (read-only; a JointState carries none or
         one per name, which the caller checks). Raises JointInputError for a malformed message."""
+        stamp, indices, kept, at = self._positions(data)  # at: the velocities' length, 4-aligned
+        try:
+            (velocity_count,) = struct.unpack_from("<I", data, at)
+            start = ENCAPSULATION + _align(at + 4 - ENCAPSULATION, 8)
+            velocities = np.frombuffer(data, "<f8", velocity_count, start) if velocity_count else _NONE
+        except (struct.error, ValueError) as err:
+            raise JointInputError(f"not a serialized JointState ({err})") from None
+        return stamp, indices, kept, velocities
+
+    def _positions(self, data: bytes) -> tuple[Time, np.ndarray, np.ndarray, int]:
+        """Stamp, model indices and positions of the joints kept, and where the bytes after the
+        positions begin; JointInputError for a malformed message."""
         try:
             sec, nanosec, frame_length = struct.unpack_from("<iII", data, ENCAPSULATION)
             names_at = _align(ENCAPSULATION + 12 + frame_length, 4)
@@ -237,10 +249,6 @@ class JointStateReader:
                 raise JointInputError(f"{layout.count} joint names but {count} position values")
             start = ENCAPSULATION + _align(at + 4 - ENCAPSULATION, 8)
             positions = np.frombuffer(data, "<f8", count, start)
-            at = start + 8 * count  # the velocities' length: 4-aligned already
-            (velocity_count,) = struct.unpack_from("<I", data, at)
-            start = ENCAPSULATION + _align(at + 4 - ENCAPSULATION, 8)
-            velocities = np.frombuffer(data, "<f8", velocity_count, start) if velocity_count else _NONE
         except (struct.error, ValueError, IndexError) as err:
             if isinstance(err, JointInputError):
                 raise
@@ -250,7 +258,7 @@ class JointStateReader:
         if not np.logical_and(kept >= layout.lowest, kept <= layout.highest).all():
             raise JointInputError(self._refusal(data, names_at, positions, layout))
         self.ignored_names = layout.ignored
-        return Time(sec=sec, nanosec=nanosec), layout.indices, kept, velocities
+        return Time(sec=sec, nanosec=nanosec), layout.indices, kept, start + 8 * count
 
     def _refusal(self, data: bytes, names_at: int, positions: np.ndarray, layout: _NamesLayout) -> str:
         """Why positions outside ``layout``'s accepted readings are refused."""

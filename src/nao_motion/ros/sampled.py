@@ -83,7 +83,7 @@ class SharedSample:
     its own subscription would have given it."""
 
     def __init__(self, sampled: SampledSubscription):
-        self.sampled, self.topic, self.raw = sampled, sampled.topic, sampled.raw
+        self.sampled = sampled
         self.latest, self.serial = None, 0  # the newest sample taken, and how many were
 
     def refresh(self) -> None:
@@ -93,10 +93,11 @@ class SharedSample:
 
 
 class SampleView:
-    """A node's reading of a :class:`SharedSample`: ``take_latest`` as a SampledSubscription's."""
+    """A node's reading of a :class:`SharedSample`: ``take_latest`` and ``topic`` (the node's
+    messages name it) as a SampledSubscription's."""
 
     def __init__(self, shared: SharedSample):
-        self.shared, self.topic, self.raw = shared, shared.topic, shared.raw
+        self.shared, self.topic = shared, shared.sampled.topic
         self._seen = shared.serial
 
     def take_latest(self):
