@@ -1,6 +1,8 @@
 """The suite composed in one process (nao_motion.nodes.suite_node): still separate ROS 2 nodes,
 each with its own name, its own parameter file, its own remaps, and the process's `-p` values."""
 
+import time
+
 import pytest
 
 rclpy = pytest.importorskip("rclpy")
@@ -8,9 +10,12 @@ rclpy = pytest.importorskip("rclpy")
 from conftest import NodeGroup  # noqa: E402
 from ros_probe import SpinningProbe  # noqa: E402
 
+from builtin_interfaces.msg import Time  # noqa: E402
+from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from geometry_msgs.msg import PoseStamped  # noqa: E402
 from rcl_interfaces.srv import GetParameters  # noqa: E402
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
+from rosgraph_msgs.msg import Clock  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import Float64MultiArray  # noqa: E402
 
@@ -131,3 +136,39 @@ def test_the_planner_plans_a_goal_after_the_robots_cycle(composed):
     assert composed.wait(lambda: any(p.accepted_commands for p in plans), 10.0), "not planned after the cycle"
     planned = next(p for p in plans if p.accepted_commands)
     assert planned.refused_commands == 0 and len(planned.steps) > 0
+
+
+def test_the_nodes_diagnostics_follow_the_robots_cycle_one_at_a_time(composed):
+    """Composed, each node still reports about once a second, but after a robot cycle and never
+    two in the same one: on their own timers the five reports fell due in one wake-up and ran
+    before the joint_states that came meanwhile. Each report is stamped with the node's clock,
+    here the /clock this test sends with every joint_states: one stamp per cycle. (Run after the
+    planner's test: it sends the robot's joint_states.)"""
+    reports = []
+    node = composed.node
+    suite = {f"nao_motion: {spec.executable}" for spec in suite_nodes()}
+    node.create_subscription(DiagnosticArray, "/diagnostics", lambda m: composed.add(reports, m), 100)
+    clock = node.create_publisher(Clock, "/clock", 10)
+    states = node.create_publisher(JointState, "joint_states", 10)
+    model = NaoModel("V6")
+    state = JointState(name=list(model.joint_names), position=model.zero_configuration().tolist())
+    deadline = time.monotonic() + 4.0
+    cycle = 0
+    while time.monotonic() < deadline:
+        cycle += 1
+        stamp = Time(sec=1000 + cycle // 100, nanosec=(cycle % 100) * 10_000_000)
+        clock.publish(Clock(clock=stamp))
+        state.header.stamp = stamp
+        states.publish(state)
+        time.sleep(0.01)
+    assert composed.wait(lambda: False, 0.5) is False  # the last reports arrive
+    stamps: dict[str, list[tuple[int, int]]] = {}
+    for msg in list(reports):
+        for status in msg.status:
+            # The first /clock (0 -> 1000 s) makes every node's own timer due at once, before any cycle.
+            if status.name in suite and (msg.header.stamp.sec, msg.header.stamp.nanosec) > (1000, 10_000_000):
+                stamps.setdefault(status.name, []).append((msg.header.stamp.sec, msg.header.stamp.nanosec))
+    assert set(stamps) == suite, sorted(stamps)
+    assert all(len(s) >= 2 for s in stamps.values()), stamps  # still about once a second each
+    every = [t for s in stamps.values() for t in s]
+    assert len(set(every)) == len(every), stamps  # never two nodes' reports after the same cycle

@@ -29,7 +29,7 @@ from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 
 from ..paths import config_file
-from ..ros.node_tools import run_nodes
+from ..ros.node_tools import CycleDiagnostics, publish_most_overdue, run_nodes
 from ..ros.qos import LATEST_QOS
 from ..ros.sampled import SampledSubscription, SampleView, SharedSample
 from ..suite import NodeSpec, suite_nodes
@@ -124,12 +124,18 @@ def share_joint_states(nodes: list) -> None:
     followers = [node for node in nodes if hasattr(node, "follow_robot_cycle")]
     for node in followers:
         node.follow_robot_cycle()
+    # The nodes' once-a-second diagnostics too, one at most after a cycle (``publish_most_overdue``).
+    diagnostics = [node.diagnostics for node in nodes
+                   if isinstance(getattr(node, "diagnostics", None), CycleDiagnostics)]
+    for d in diagnostics:
+        d.followed = True
 
     def on_joint_states(data: bytes) -> None:
         for callback in callbacks:
             callback(data)
         for node in followers:
             node.after_robot_cycle()
+        publish_most_overdue(diagnostics)
 
     nodes[0].create_subscription(JointState, topic, on_joint_states, LATEST_QOS, raw=True)
 

@@ -5,6 +5,7 @@ diagnostics, validated parameters, and the TF publishing back-end.
 from __future__ import annotations
 
 import faulthandler
+import math
 import os
 import signal
 import time
@@ -25,6 +26,9 @@ from .qos import TF_QOS, TF_STATIC_QOS
 # Lines a family of keys (one topic's refusals, each reason its own key) logs per period at most:
 # a flood of input that is bad each time differently must not flood the log.
 FAMILY_LINES = 5
+DIAGNOSTICS_PERIOD_S = 1.0
+# A followed node's own timer speaks when the cycles that publish it have stopped this long.
+FOLLOWED_SILENCE_S = 2.0
 THROTTLE_KEYS = 200  # keys remembered; beyond, the oldest are forgotten (bounded memory)
 
 
@@ -92,7 +96,10 @@ class CycleDiagnostics:
     """Cycle-time statistics of one node, published on /diagnostics about once per second.
 
     ``fill``, if given, is called just before each publication to bring ``values`` and the
-    status up to date: a node formats its figures once a second, not at every cycle."""
+    status up to date: a node formats its figures once a second, not at every cycle.
+
+    On its own timer, or ``followed``: the process publishes it after a robot cycle
+    (``publish_most_overdue``), and the timer only speaks for a node whose cycles stopped."""
 
     node: Node
     name: str
@@ -113,8 +120,14 @@ class CycleDiagnostics:
 
     def __post_init__(self):
         self._pub = self.node.create_publisher(DiagnosticArray, "/diagnostics", 10)
+        self.followed = False
+        self.published_s = -math.inf  # time.monotonic() of the last publication
         # Its own timer: a node that stops cycling (stale input) still reports why.
-        self.node.create_timer(1.0, self.publish)
+        self.node.create_timer(DIAGNOSTICS_PERIOD_S, self._on_timer)
+
+    def _on_timer(self) -> None:
+        if not self.followed or time.monotonic() - self.published_s >= FOLLOWED_SILENCE_S:
+            self.publish()
 
     @staticmethod
     def start() -> tuple[float, float]:
@@ -166,6 +179,19 @@ class CycleDiagnostics:
         msg.header.stamp = self.node.get_clock().now().to_msg()
         msg.status = [status]
         self._pub.publish(msg)
+        self.published_s = time.monotonic()
+
+
+def publish_most_overdue(diagnostics: list[CycleDiagnostics]) -> None:
+    """After a robot cycle, the one publication most overdue (a period or more since its last),
+    if any. The composed nodes' reports, each about once a second, then come after different
+    cycles: on their own timers they all fell due in one wake-up, and the five publications
+    (4-5 ms) ran before the joint_states that arrived meanwhile, whose answer then came too late
+    (a sixth of the missed cycles the host did not cause, traced in the composed suite)."""
+    now_s = time.monotonic()
+    due = min(diagnostics, key=lambda d: d.published_s, default=None)
+    if due is not None and now_s - due.published_s >= DIAGNOSTICS_PERIOD_S:
+        due.publish()
 
 
 class ValidatedParameters:
