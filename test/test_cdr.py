@@ -20,7 +20,7 @@ from tf2_msgs.msg import TFMessage  # noqa: E402
 from nao_motion.collision.reference import parse_targets, targets_of  # noqa: E402
 from nao_motion.joint_input import MAX_COMMAND_POSITION_RAD, JointInputError, parse_joint_values  # noqa: E402
 from nao_motion.model import NaoModel  # noqa: E402
-from nao_motion.ros.cdr import Float32TailReader, JointStateReader, MessageImage  # noqa: E402
+from nao_motion.ros.cdr import Float32TailReader, JointStateReader, MessageImage, frame_id_of  # noqa: E402
 from nao_motion.ros.node_tools import TransformsImage  # noqa: E402
 
 MODEL = NaoModel("V5")
@@ -253,3 +253,21 @@ def test_float32_tail_reader_reads_the_foot_sensors_whatever_their_layout_and_re
             reader.read(serialize_message(Float32MultiArray(data=values)))
     with pytest.raises(ValueError):
         reader.read(b"\x00\x00\x00\x00" + bytes(32))  # big-endian CDR
+
+
+@pytest.mark.parametrize("frame", ["walk_arm_swing", "a", "abc", "odom_frame_of_some_length", "é"])
+def test_the_frame_id_is_read_from_the_bytes_for_every_length(frame):
+    """The walk drops its own joint_targets (its arm swing, every cycle) by the frame_id read in
+    place; the names that follow start at any alignment."""
+    msg = JointState(name=["LShoulderPitch"], position=[0.1])
+    msg.header.frame_id = frame
+    msg.header.stamp.sec, msg.header.stamp.nanosec = 12, 345
+    assert frame_id_of(serialize_message(msg)) == frame
+
+
+def test_bytes_that_do_not_hold_a_header_have_no_frame_id():
+    data = serialize_message(JointState())
+    with pytest.raises(ValueError):
+        frame_id_of(data[:10])
+    with pytest.raises(ValueError):
+        frame_id_of(b"\x00\x00" + data[2:])  # big-endian CDR is not read in place

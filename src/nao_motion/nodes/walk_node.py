@@ -82,6 +82,7 @@ from geometry_msgs.msg import Point, PointStamped, Pose, PoseArray, PoseStamped,
 from nav_msgs.msg import Odometry
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
+from rclpy.serialization import deserialize_message
 from rclpy.task import Future
 from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import Bool, ColorRGBA, Float32MultiArray, Float64MultiArray, String
@@ -100,7 +101,15 @@ from ..ros.conversions import (
     time_msg,
     transform_stamped,
 )
-from ..ros.cdr import POSE_FLOATS, Float32TailReader, ImuReader, JointStateReader, MessageImage, StampedFloatsReader
+from ..ros.cdr import (
+    POSE_FLOATS,
+    Float32TailReader,
+    ImuReader,
+    JointStateReader,
+    MessageImage,
+    StampedFloatsReader,
+    frame_id_of,
+)
 from ..ros.footstep_messages import FootstepMessageError, decode_plan
 from ..ros.parameters import NAO_VERSION, ParameterSpec, declare_startup
 from ..ros.node_tools import (
@@ -245,7 +254,7 @@ class WalkNode(Node):
         self.fsr_subs = [SampledSubscription(self, Float32MultiArray, f"fsr/{side}", raw=True) for side in ("left", "right")]
         self.fsr_reader = Float32TailReader(4)
         self.create_subscription(JointState, "joint_stiffness", self.on_stiffness, CYCLE_QOS)
-        self.create_subscription(JointState, "joint_targets", self.on_user_targets, CYCLE_QOS)
+        self.create_subscription(JointState, "joint_targets", self.on_user_targets, CYCLE_QOS, raw=True)
         self.create_subscription(JointTrajectory, "joint_trajectory", self.on_user_trajectory, CYCLE_QOS)
         self.kill_client = self.create_client(Trigger, "kill_move")
         # A coroutine awaiting the cycles, in a group of its own so that they go on meanwhile.
@@ -380,8 +389,16 @@ class WalkNode(Node):
             return
         self.inputs.stiffness[parsed.indices] = parsed.values
 
-    def on_user_targets(self, msg: JointState) -> None:
-        """An arm target from the user: that arm is theirs while it moves there, then for the hold."""
+    def on_user_targets(self, data: bytes) -> None:
+        """An arm target from the user: that arm is theirs while it moves there, then for the hold.
+        This node's own (its arm swing, every cycle while walking) are told from the serialized
+        bytes' frame_id and not taken as a message."""
+        try:
+            if frame_id_of(data).startswith(OWN_FRAME_PREFIX):
+                return
+        except ValueError:  # not the little-endian CDR read in place: the message itself tells
+            pass
+        msg = deserialize_message(data, JointState)
         if msg.header.frame_id.startswith(OWN_FRAME_PREFIX):
             return
         duration_s = self.controller.target_duration_s(msg.name, msg.position, msg.velocity, self.inputs.q_measured)

@@ -355,6 +355,13 @@ class StampedPosesReader:
         return frame, stamp_s, poses
 
 
+def frame_id_of(data: bytes) -> str:
+    """The frame_id of a serialized message that opens with a std_msgs/Header, read without
+    taking the message (ValueError as ``_header``): a node that drops its own messages by their
+    frame_id (the walk's arm swing, every cycle) tells them for ~1/5 of a conversion's cost."""
+    return _header(data)[0]
+
+
 def _header(data: bytes) -> tuple[str, float, int]:
     """A serialized message's leading std_msgs/Header: its frame_id, its stamp in seconds, and
     where the bytes after it begin. ValueError for bytes too short or not little-endian CDR."""
