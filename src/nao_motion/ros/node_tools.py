@@ -11,6 +11,7 @@ import signal
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Callable
 
 import numpy as np
@@ -26,10 +27,10 @@ from .qos import TF_QOS, TF_STATIC_QOS
 # Lines a family of keys (one topic's refusals, each reason its own key) logs per period at most:
 # a flood of input that is bad each time differently must not flood the log.
 FAMILY_LINES = 5
+THROTTLE_KEYS = 200  # keys remembered; beyond, the oldest are forgotten (bounded memory)
 DIAGNOSTICS_PERIOD_S = 1.0
 # A followed node's own timer speaks when the cycles that publish it have stopped this long.
 FOLLOWED_SILENCE_S = 2.0
-THROTTLE_KEYS = 200  # keys remembered; beyond, the oldest are forgotten (bounded memory)
 
 
 def throttled_warning(node: Node, key: str, message: str, period_s: float = 2.0, family: str | None = None) -> None:
@@ -182,15 +183,17 @@ class CycleDiagnostics:
         self.published_s = time.monotonic()
 
 
+_LAST_PUBLICATION = attrgetter("published_s")  # publish_most_overdue's key: made once, it runs every cycle
+
+
 def publish_most_overdue(diagnostics: list[CycleDiagnostics]) -> None:
     """After a robot cycle, the one publication most overdue (a period or more since its last),
     if any. The composed nodes' reports, each about once a second, then come after different
     cycles: on their own timers they all fell due in one wake-up, and the five publications
     (4-5 ms) ran before the joint_states that arrived meanwhile, whose answer then came too late
     (a sixth of the missed cycles the host did not cause, traced in the composed suite)."""
-    now_s = time.monotonic()
-    due = min(diagnostics, key=lambda d: d.published_s, default=None)
-    if due is not None and now_s - due.published_s >= DIAGNOSTICS_PERIOD_S:
+    due = min(diagnostics, key=_LAST_PUBLICATION, default=None)
+    if due is not None and time.monotonic() - due.published_s >= DIAGNOSTICS_PERIOD_S:
         due.publish()
 
 
