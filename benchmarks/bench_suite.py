@@ -10,7 +10,9 @@ the default MaxStepX), each after a short warm-up. Printed for each phase: CPU o
 stepped a cycle or more late (catching up, half a cycle after the previous one), its real-time factor,
 whether the robot fell, and the CPU time the host stole from this (virtual) machine, with how
 many missed cycles came while a vCPU was halted (``host_steal.HostSteal``: a halted vCPU misses
-the cycle whatever the suite does) against the share of the time that was so (chance); and per
+the cycle whatever the suite does) against the share of the time that was so (chance), and the
+whole body's answers later than half a cycle by their largest part (delivery to the suite, waiting
+in it, its own cycle: ``nao_motion.ros.answer_latency``, from its diagnostics); and per
 node, the CPU time it spent in its own cycles (its diagnostics' ``busy_cpu_s``, the thread's CPU time; ``busy_s`` is its wall time: the figure a composed process cannot give per node from /proc). Then everything again with one
 core kept busy by a load process this benchmark starts and stops itself.
 
@@ -42,6 +44,7 @@ from pathlib import Path
 from nao_motion.bringup import Suite
 from nao_motion.host_steal import HostSteal, steal_seconds
 from nao_motion.processes import local_ros_env, process_cpu_seconds
+from nao_motion.ros.answer_latency import PARTS
 from nao_motion.suite import SIMULATOR
 
 WARM_UP_S = 3.0
@@ -69,9 +72,11 @@ def measure_phase(name: str, suite: Suite, monitor, seconds: float) -> dict:
         catch_up0, cycles0, falls0 = simulator_counters(monitor)
         commands0, sim0 = monitor.rates["joint_commands"].count, monitor.sim_time_s
         cpu0, wall0, busy0 = cpu_seconds(suite.processes), time.monotonic(), node_busy_seconds(monitor)
+        late0 = late_answers(monitor)
         steal0 = steal_seconds()
         monitor.spin_for(seconds)
         cpu1, wall1, busy1 = cpu_seconds(suite.processes), time.monotonic(), node_busy_seconds(monitor)
+        late1 = late_answers(monitor)
         steal = steal_seconds() - steal0
         catch_up1, cycles1, falls1 = simulator_counters(monitor)
         commands1, sim1 = monitor.rates["joint_commands"].count, monitor.sim_time_s
@@ -87,6 +92,7 @@ def measure_phase(name: str, suite: Suite, monitor, seconds: float) -> dict:
             "rtf": (sim1 - sim0) / wall, "falls": falls1 - falls0, "steal": 100.0 * steal / wall,
             "longest_halt_ms": 1e3 * host.longest_s, "halts_watched": host.watching,
             "missed_halted": sum(map(host.halted_near, missed_at)),
+            "late_answers": {part: late1[part] - late0[part] for part in PARTS},
             "time_halted": host.share_halted_near(wall0, wall1),
             "node_cycles": {k: 100.0 * (busy1[k][0] - busy0[k][0]) / wall for k in sorted(busy1) if k in busy0},
             "node_cycles_cpu": {k: 100.0 * (busy1[k][1] - busy0[k][1]) / wall for k in sorted(busy1) if k in busy0}}
@@ -105,6 +111,19 @@ def node_busy_seconds(monitor) -> dict[str, tuple[float, float]]:
     return busy
 
 
+def late_answers(monitor) -> dict[str, int]:
+    """The whole body's answers later than half a cycle since its start, by their largest part
+    (its diagnostics: ``nao_motion.ros.answer_latency``)."""
+    values = monitor.diagnostics.get("nao_motion: whole_body", {})
+    return {part: int(values.get(f"late_answers_{part}", 0)) for part in PARTS}
+
+
+def late_text(result: dict) -> str:
+    late = result["late_answers"]
+    parts = ", ".join(f"{part} {late[part]}" for part in PARTS)
+    return f" | answers later than half a cycle {sum(late.values())} (the largest part: {parts})"
+
+
 def halted_text(result: dict) -> str:
     if not result["halts_watched"]:
         return " (vCPU halts not watched: no real-time priority)"
@@ -117,7 +136,8 @@ def print_phase(result: dict, load: bool) -> None:
     cpu = "  ".join(f"{k} {v:5.1f}" for k, v in result["cpu"].items())
     print(f"{result['phase']:8s} {'1 core busy' if load else 'idle machine':12s} | CPU % of one core: {cpu} | "
           f"suite without simulator {result['suite_cpu']:5.1f} | joint_commands {result['commands_hz']:5.1f} Hz | "
-          f"missed cycles {result['missed']} of {result['cycles']}{halted_text(result)} | stepped late by the simulator itself "
+          f"missed cycles {result['missed']} of {result['cycles']}{halted_text(result)}{late_text(result)} | "
+          f"stepped late by the simulator itself "
           f"{result['catch_up']} | RTF {result['rtf']:.2f} | "
           f"falls {result['falls']} | CPU stolen by the host {result['steal']:.1f} % of one core", flush=True)
     cycles = "  ".join(f"{k} {v:4.1f}" for k, v in result["node_cycles_cpu"].items())

@@ -172,3 +172,7 @@ def test_the_nodes_diagnostics_follow_the_robots_cycle_one_at_a_time(composed):
     assert all(len(s) >= 2 for s in stamps.values()), stamps  # still about once a second each
     every = [t for s in stamps.values() for t in s]
     assert len(set(every)) == len(every), stamps  # never two nodes' reports after the same cycle
+    # The whole body answered these joint_states and timed its answers from their publication.
+    whole_body = [{kv.key: kv.value for kv in status.values} for msg in reports for status in msg.status
+                  if status.name == "nao_motion: whole_body"]
+    assert "answer_latency_ms" in whole_body[-1] and "late_answers_waiting" in whole_body[-1], whole_body[-1]

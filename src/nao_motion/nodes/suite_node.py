@@ -26,6 +26,7 @@ from functools import partial
 
 import yaml
 from rclpy.parameter import Parameter
+from rclpy.subscription import Subscription
 from sensor_msgs.msg import JointState
 
 from ..paths import config_file
@@ -116,7 +117,10 @@ def share_joint_states(nodes: list) -> None:
                if sub.raw and getattr(sub.callback, "__name__", "") == "on_joint_states"]
     if len({sub.topic_name for _, sub in readers}) != 1:  # remapped apart: each keeps its own
         return
-    topic, callbacks = readers[0][1].topic_name, [sub.callback for _, sub in readers]
+    topic = readers[0][1].topic_name
+    # (callback, whether it takes the message info: the whole body times its answer from it)
+    callbacks = [(sub.callback, sub._callback_type is Subscription.CallbackType.WithMessageInfo)
+                 for _, sub in readers]
     for node, sub in readers:
         node.destroy_subscription(sub)
     # Nodes whose work is not the cycle's run right after it, while the thread is free until the
@@ -130,9 +134,12 @@ def share_joint_states(nodes: list) -> None:
     for d in diagnostics:
         d.followed = True
 
-    def on_joint_states(data: bytes) -> None:
-        for callback in callbacks:
-            callback(data)
+    def on_joint_states(data: bytes, info: dict) -> None:
+        for callback, with_info in callbacks:
+            if with_info:
+                callback(data, info)
+            else:
+                callback(data)
         for node in followers:
             node.after_robot_cycle()
         publish_most_overdue(diagnostics)

@@ -71,6 +71,7 @@ from ..ros.conversions import (
     pose_matrix_of,
     stamp_seconds,
 )
+from ..ros.answer_latency import AnswerLatency
 from ..ros.cdr import ImuReader, JointStateReader, MessageImage, StampedFloatsReader, StampedPosesReader
 from ..ros.obstacle_input import ObstacleInput
 from ..ros.parameters import NAO_VERSION, ParameterSpec, declare_startup
@@ -199,6 +200,7 @@ class WholeBodyNode(Node):
         self.last_markers_s = -np.inf
         self.last_result = None  # of the latest cycle, for the diagnostics
         self.diagnostics = CycleDiagnostics(self, "whole_body", self.model.cycle_time_s, self._diagnose)
+        self.answer_latency = AnswerLatency(self.model.cycle_time_s)
         self.diagnostics.set_status(DiagnosticStatus.WARN, "waiting for joint_states")
         self.create_timer(WATCHDOG_PERIOD_S, self.on_watchdog)
         self.get_logger().info(f"whole body balancer for NAO {version}: {self.balancer.n} variables, "
@@ -293,7 +295,8 @@ class WholeBodyNode(Node):
         except JointInputError as err:
             self._refuse("collision_filter/safe_joint_commands", str(err))
 
-    def on_joint_states(self, data: bytes) -> None:
+    def on_joint_states(self, data: bytes, info: dict) -> None:
+        self.answer_latency.received(info)
         stamp = merge_joint_state(self, "joint_states", self.states_reader, data, self.measured, self.received,
                                   self.diagnostics)
         if stamp is None:
@@ -440,6 +443,7 @@ class WholeBodyNode(Node):
         self.command_image.set_floats(command)
         self.command_image.set_stamp(stamp.sec, stamp.nanosec)
         self.command_image.publish(self.command_pub)
+        self.answer_latency.answered()
         self.torso_values[:3] = result.torso_world[:3, 3]
         self.torso_values[3:] = quaternion_xyzw_from_rotation(result.torso_world[:3, :3])
         self.torso_image.set_floats(self.torso_values)
@@ -465,6 +469,7 @@ class WholeBodyNode(Node):
             "effectors": ",".join(sorted(settings.effectors)) or "none",
             "late_references": self.walk_references.late,
         })
+        values.update(self.answer_latency.values())
         if self.attitude is not None:
             # Torso tilt from the vertical, measured (IMU) and in the balancer's model.
             measured, model = (np.arccos(np.clip(r[2, 2], -1.0, 1.0)) for r in (self.attitude, result.torso_world))
