@@ -191,7 +191,7 @@ def publish_most_overdue(diagnostics: list[CycleDiagnostics]) -> None:
     if any. The composed nodes' reports, each about once a second, then come after different
     cycles: on their own timers they all fell due in one wake-up, and the five publications
     (4-5 ms) ran before the joint_states that arrived meanwhile, whose answer then came too late
-    (a sixth of the missed cycles the host did not cause, traced in the composed suite)."""
+    (about a third of the missed cycles no vCPU halt explained, traced in the composed suite)."""
     due = min(diagnostics, key=_LAST_PUBLICATION, default=None)
     if due is not None and time.monotonic() - due.published_s >= DIAGNOSTICS_PERIOD_S:
         due.publish()
