@@ -12,6 +12,7 @@ import pytest
 rclpy = pytest.importorskip("rclpy")
 
 from rclpy.node import Node  # noqa: E402
+from rclpy.time import Time  # noqa: E402
 from std_msgs.msg import Int32  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 
@@ -83,6 +84,35 @@ def test_cancelled_timer_and_sampled_subscription_are_not_served(context):
             pub.publish(Int32(data=7))
             return sampled.take_latest() is not None
         assert spin_until(executor, published_and_taken)  # in DDS all along, never served
+
+
+def test_a_cancelled_timer_on_sim_time_does_not_wake_the_executor_at_each_clock_update(context):
+    """rcl wakes a wait set holding a timer whose next call is due at every forward jump of its
+    clock, and a cancelled timer's stays due: each /clock would wake the executor once more."""
+    from rclpy.clock import Clock, ClockType
+    from rclpy.parameter import Parameter
+    from rosgraph_msgs.msg import Clock as ClockMsg
+
+    node = Node("sim_timed", context=context, parameter_overrides=[Parameter("use_sim_time", value=True)])
+    source = node._time_source
+    cancelled = node.create_timer(0.01, lambda: None)  # on the node's (sim) clock
+    cancelled.cancel()
+    updates = []
+
+    def advance_sim_time() -> None:  # as a /clock subscription would, at 100 Hz wall time
+        updates.append(1)
+        source.clock_callback(ClockMsg(clock=Time(seconds=1.0 + 0.01 * len(updates)).to_msg()))
+    node.create_timer(0.01, advance_sim_time, clock=Clock(clock_type=ClockType.STEADY_TIME))
+    with spun(context, node) as executor:
+        assert spin_until(executor, lambda: len(updates) >= 5)
+        wake_ups, first = 0, len(updates)
+        end = time.monotonic() + 1.0
+        while time.monotonic() < end:
+            executor.spin_once(timeout_sec=0.1)
+            wake_ups += 1
+        served = len(updates) - first
+        # one wake-up per update, and the executor's own polls (ROS's services: 20 a second)
+        assert served >= 50 and wake_ups < served + 30, (wake_ups, served)
 
 
 def test_a_sampled_subscription_gives_the_newest_message_since_the_last_read(context):
@@ -196,3 +226,40 @@ def test_garbage_is_collected_between_wake_ups_not_inside_callbacks(context):
         gc.unfreeze()
         if was_enabled:
             gc.enable()
+
+
+def test_ros_own_services_answer_while_nothing_else_wakes_the_executor(context):
+    """The parameter services are polled, not waited on: the executor must wake for them itself
+    (spin() waits without a timeout, and nothing else here wakes it)."""
+    import threading
+
+    from rcl_interfaces.msg import Parameter as ParameterMsg
+    from rcl_interfaces.msg import ParameterType, ParameterValue
+    from rcl_interfaces.srv import GetParameters, SetParameters
+    from rclpy.executors import SingleThreadedExecutor
+
+    server = Node("polled", context=context)
+    server.declare_parameter("gain", 1.0)
+    client_node = Node("asker", context=context)
+    set_client = client_node.create_client(SetParameters, "polled/set_parameters")
+    get_client = client_node.create_client(GetParameters, "polled/get_parameters")
+    asker = SingleThreadedExecutor(context=context)
+    asker.add_node(client_node)
+    with spun(context, server) as executor:
+        thread = threading.Thread(target=executor.spin, daemon=True)
+        thread.start()
+        try:
+            assert set_client.wait_for_service(timeout_sec=5.0) and get_client.wait_for_service(timeout_sec=5.0)
+            value = ParameterValue(type=ParameterType.PARAMETER_DOUBLE, double_value=2.5)
+            future = set_client.call_async(SetParameters.Request(parameters=[ParameterMsg(name="gain", value=value)]))
+            asker.spin_until_future_complete(future, timeout_sec=5.0)
+            assert future.done() and future.result().results[0].successful
+            assert server.get_parameter("gain").value == 2.5
+            future = get_client.call_async(GetParameters.Request(names=["gain"]))
+            asker.spin_until_future_complete(future, timeout_sec=5.0)
+            assert future.done() and future.result().values[0].double_value == 2.5
+        finally:
+            executor.shutdown()
+            thread.join(timeout=5.0)
+            asker.shutdown()
+            client_node.destroy_node()
