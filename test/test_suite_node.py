@@ -153,10 +153,11 @@ def test_the_nodes_diagnostics_follow_the_robots_cycle_one_at_a_time(composed):
     model = NaoModel("V6")
     state = JointState(name=list(model.joint_names), position=model.zero_configuration().tolist())
     deadline = time.monotonic() + 4.0
-    cycle = 0
+    cycle, sent = 0, set()
     while time.monotonic() < deadline:
         cycle += 1
         stamp = Time(sec=1000 + cycle // 100, nanosec=(cycle % 100) * 10_000_000)
+        sent.add((stamp.sec, stamp.nanosec))
         clock.publish(Clock(clock=stamp))
         state.header.stamp = stamp
         states.publish(state)
@@ -172,6 +173,8 @@ def test_the_nodes_diagnostics_follow_the_robots_cycle_one_at_a_time(composed):
     assert all(len(s) >= 2 for s in stamps.values()), stamps  # still about once a second each
     every = [t for s in stamps.values() for t in s]
     assert len(set(every)) == len(every), stamps  # never two nodes' reports after the same cycle
+    # The nodes' clock is the /clock the cycles came with (read with each joint_states, composed).
+    assert set(every) <= sent, sorted(set(every) - sent)
     # The whole body answered these joint_states and timed its answers from their publication.
     whole_body = [{kv.key: kv.value for kv in status.values} for msg in reports for status in msg.status
                   if status.name == "nao_motion: whole_body"]

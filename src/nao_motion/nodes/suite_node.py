@@ -23,6 +23,7 @@ from __future__ import annotations
 import importlib
 import sys
 from functools import partial
+from typing import Callable
 
 import yaml
 from rclpy.parameter import Parameter
@@ -134,7 +135,10 @@ def share_joint_states(nodes: list) -> None:
     for d in diagnostics:
         d.followed = True
 
+    read_clock = sample_clock(nodes[0]._time_source)
+
     def on_joint_states(data: bytes, info: dict) -> None:
+        read_clock()
         for callback, with_info in callbacks:
             if with_info:
                 callback(data, info)
@@ -145,6 +149,30 @@ def share_joint_states(nodes: list) -> None:
         publish_most_overdue(diagnostics)
 
     nodes[0].create_subscription(JointState, topic, on_joint_states, LATEST_QOS, raw=True)
+
+
+def sample_clock(time_source) -> Callable[[], None]:
+    """The process's /clock read when a joint_states arrives, before the nodes' cycles, instead
+    of at a wake-up of its own; returns the read.
+
+    The simulator publishes /clock just before the cycle's sensors, so the process woke twice a
+    cycle, once for each: a wake-up costs this process about 0.2 ms of CPU whatever it serves
+    (measured, an executor woken by a timer), and this one served only the clock. Read here, the
+    cycle still runs on its own cycle's time (the /clock came first). The subscription stays the
+    time source's (its QoS, and use_sim_time turned off destroys it as before; turned on again,
+    the time source makes an ordinary one, served as usual); without sim time, nothing is read."""
+    own = time_source._clock_sub
+    if own is None:
+        return lambda: None
+    node = time_source._get_node()
+    sampled = SampledSubscription(node, own.msg_type, own.topic_name, qos=own.qos_profile)
+    node.destroy_subscription(own)
+    time_source._clock_sub = sampled.subscription
+
+    def read_clock() -> None:
+        if time_source._clock_sub is sampled.subscription and (msg := sampled.take_latest()) is not None:
+            time_source.clock_callback(msg)
+    return read_clock
 
 
 def share_samples(nodes: list) -> None:

@@ -46,15 +46,16 @@ class SampledSubscription:
     ``take_latest()``: the newest message received since the last call, or None if none came.
     ``take_all()``: every message kept since the last call (at most ``depth``), oldest first,
     for a reader that counts or must not miss one. ``raw=True`` gives serialized bytes (no
-    conversion: counting is nearly free).
+    conversion: counting is nearly free). ``qos``: instead of ``sampled_qos(depth, latched)``.
     """
 
     def __init__(self, node: Node, msg_type: Any, topic: str, depth: int = 1, raw: bool = False,
-                 latched: bool = False):
-        self.msg_type, self.raw, self.topic, self.depth = msg_type, raw, topic, depth
+                 latched: bool = False, qos: QoSProfile | None = None):
+        self.msg_type, self.raw, self.topic = msg_type, raw, topic
+        qos = qos or sampled_qos(depth, latched)
+        self.depth = qos.depth
         self.subscription = node.create_subscription(
-            msg_type, topic, _unused_callback, sampled_qos(depth, latched),
-            callback_group=NeverExecuted(), raw=raw)
+            msg_type, topic, _unused_callback, qos, callback_group=NeverExecuted(), raw=raw)
 
     def _take(self):
         sub = self.subscription
