@@ -22,7 +22,7 @@ def test_an_answer_within_half_a_cycle_is_not_late():
     latency.received(_info(1.0, 0.5))
     latency.answered()
     assert latency.count == 1 and sum(latency.late.values()) == 0
-    delivery_s, waiting_s, compute_s = latency.parts_s[0]
+    delivery_s, waiting_s, compute_s = latency.last_parts_s
     assert delivery_s == pytest.approx(0.0005, abs=2e-4) and waiting_s == pytest.approx(0.0005, abs=5e-4)
     assert latency.totals_s[0] == pytest.approx(delivery_s + waiting_s + compute_s, abs=1e-6)
     assert latency.totals_s[0] < LATE_FRACTION * CYCLE_S
@@ -48,8 +48,8 @@ def test_without_the_rmw_timestamps_the_answer_counts_from_the_cycles_start():
     latency = AnswerLatency(CYCLE_S)
     latency.received({"source_timestamp": 0, "received_timestamp": 0})
     latency.answered()
-    assert math.isnan(latency.parts_s[0, 0]) and latency.parts_s[0, 1] == 0.0
-    assert latency.totals_s[0] == pytest.approx(latency.parts_s[0, 2])
+    assert math.isnan(latency.last_parts_s[0]) and latency.last_parts_s[1] == 0.0
+    assert latency.totals_s[0] == pytest.approx(latency.last_parts_s[2])
 
 
 def test_an_answer_without_a_cycle_or_twice_is_not_counted():

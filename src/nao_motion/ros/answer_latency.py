@@ -36,11 +36,12 @@ NS = 1e-9
 
 class AnswerLatency:
     """Per cycle: ``received(info)`` when a joint_states' cycle starts, ``answered()`` when its
-    command is out. Keeps the last ``window`` answers and, since start, the late ones by part."""
+    command is out. Keeps the last ``window`` answers' totals, the last answer's parts and, since
+    start, the late answers by their largest part."""
 
     def __init__(self, cycle_s: float, window: int = 500):
         self.late_s = LATE_FRACTION * cycle_s
-        self.parts_s = np.zeros((window, len(PARTS)))  # the last answers' parts, s (delivery: nan unknown)
+        self.last_parts_s = np.zeros(len(PARTS))  # the last answer's parts, s (delivery: nan unknown)
         self.totals_s = np.zeros(window)
         self.count = 0  # answers since start
         self.late = dict.fromkeys(PARTS, 0)  # late answers since start, by their largest part
@@ -58,17 +59,17 @@ class AnswerLatency:
             return
         now_ns, start_ns, received_ns, source_ns = time.time_ns(), self._start_ns, self._received_ns, self._source_ns
         self._start_ns = 0
-        i, parts = self.count % len(self.totals_s), self.parts_s
+        i, parts = self.count % len(self.totals_s), self.last_parts_s
         known = source_ns and received_ns
         # Clocks of two processes on one machine: a reception stamped before the publication is
         # the clock's resolution, not a negative delay.
-        parts[i, 0] = max(0.0, (received_ns - source_ns) * NS) if known else math.nan
-        parts[i, 1] = max(0.0, (start_ns - received_ns) * NS) if received_ns else 0.0
-        parts[i, 2] = (now_ns - start_ns) * NS
+        parts[0] = max(0.0, (received_ns - source_ns) * NS) if known else math.nan
+        parts[1] = max(0.0, (start_ns - received_ns) * NS) if received_ns else 0.0
+        parts[2] = (now_ns - start_ns) * NS
         total_s = self.totals_s[i] = (now_ns - (source_ns if known else start_ns)) * NS
         self.count += 1
         if total_s > self.late_s:
-            self.late[PARTS[int(np.nanargmax(parts[i]))]] += 1
+            self.late[PARTS[int(np.nanargmax(parts))]] += 1
 
     def values(self) -> dict[str, str]:
         """For the diagnostics: the window's total latency (median, p99, max, ms) and the late
