@@ -102,6 +102,7 @@ from ..ros.conversions import (
     transform_stamped,
 )
 from ..ros.cdr import (
+    ENCAPSULATION,
     POSE_FLOATS,
     Float32TailReader,
     ImuReader,
@@ -150,6 +151,8 @@ ACTIVE_PERIOD_S = 1.0
 # this period all the same, for a whole body that (re)started mid-walk.
 SUPPORT_PERIOD_S = 0.5
 MARKER_PERIOD_S = 0.1
+# A serialized JointState's bytes from here on are all but its stamp (CDR encapsulation, sec, nanosec).
+COMMAND_AFTER_STAMP = ENCAPSULATION + 8
 WATCHDOG_PERIOD_S = 0.5  # how often the absence of joint_states is checked (diagnostics only)
 # The odometry's numbers, in the order of the values MessageImage takes (13 floats).
 ODOMETRY_FIELDS = ["pose.pose.position", "pose.pose.orientation", "twist.twist.linear", "twist.twist.angular"]
@@ -249,6 +252,8 @@ class WalkNode(Node):
         self.states_reader, self.commands_reader = JointStateReader(self.model), JointStateReader(self.model)
         self.torso_sub = SampledSubscription(self, PoseStamped, "whole_body/torso_pose", raw=True)
         self.torso_reader, self.imu_reader = StampedFloatsReader(POSE_FLOATS), ImuReader()
+        self.torso_values: list[float] | None = None  # the pose in inputs.torso_world, as received
+        self.commands_tail = b""  # the bytes after the stamp of the command in inputs.q_commanded
         self.commands_sub = SampledSubscription(self, JointState, "joint_commands", raw=True)
         self.imu_sub = SampledSubscription(self, Imu, "imu", raw=True)
         self.fsr_subs = [SampledSubscription(self, Float32MultiArray, f"fsr/{side}", raw=True) for side in ("left", "right")]
@@ -340,19 +345,29 @@ class WalkNode(Node):
         if data is not None:
             try:
                 frame, _, values = self.torso_reader.read(data)
-                torso = pose_matrix_of(values) if frame in ("", WORLD_FRAME) else None
+                values = values.tolist()
+                if frame not in ("", WORLD_FRAME):
+                    torso = None
+                elif values == self.torso_values:  # standing, the whole body's torso stays put
+                    torso = inputs.torso_world
+                else:
+                    torso = pose_matrix_of(values)
             except ValueError:
                 torso = None
             if torso is None:
                 throttled_warning(self, "torso_pose", "whole_body/torso_pose ignored: frame must be "
                                                       f"{WORLD_FRAME!r}, position and orientation finite")
             else:
-                inputs.torso_world[:] = torso
+                if torso is not inputs.torso_world:
+                    inputs.torso_world[:], self.torso_values = torso, values
                 inputs.torso_s = now_s
         data = self.commands_sub.take_latest()
-        if data is not None:
-            merge_joint_state(self, "joint_commands", self.commands_reader, data, inputs.q_commanded,
-                              inputs.commanded_received, self.diagnostics)
+        # Standing, the whole body commands the same joints cycle after cycle: only the stamp
+        # (which the walk does not use) changes, and the same command is not decoded again.
+        if data is not None and data[COMMAND_AFTER_STAMP:] != self.commands_tail:
+            if merge_joint_state(self, "joint_commands", self.commands_reader, data, inputs.q_commanded,
+                                 inputs.commanded_received, self.diagnostics) is not None:
+                self.commands_tail = data[COMMAND_AFTER_STAMP:]
         data = self.imu_sub.take_latest()
         if data is not None:
             attitude, gyro = self.imu_reader.read(data)
@@ -485,6 +500,7 @@ class WalkNode(Node):
         old = self.inputs
         self.controller = WalkController(self.model, self.controller.config)
         self.inputs = inputs = WalkInputs.for_model(self.model)
+        self.torso_values = None  # (the command is kept, and with it its bytes)
         for name in ("q_measured", "q_received", "q_commanded", "commanded_received", "stiffness"):
             getattr(inputs, name)[:] = getattr(old, name)
         self.last_active_s = self.last_markers_s = self.support_sent_s = -math.inf

@@ -50,6 +50,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
+from functools import cached_property
 from enum import Enum
 from typing import Protocol
 
@@ -58,7 +59,7 @@ import numpy as np
 from ..footsteps.footstep import FeetState, Footstep, Leg
 from ..footsteps.gait_config import DEFAULT_GAIT_CONFIG
 from ..footsteps.pose2d import Pose2D, mean_pose
-from ..kinematics import ForwardKinematics
+from ..kinematics import ForwardKinematics, KinematicState
 from ..model import NaoModel
 from ..postures import posture
 from ..spatial import inverse, with_yaw, yaw_of
@@ -282,13 +283,26 @@ class WalkOutputs:
     warnings: list[tuple[str, str]] = field(default_factory=list)
 
 
-@dataclass
 class _Measurement:
-    """The robot as the balancer models it this cycle: torso pose (wb_world) + FK of joint_states."""
+    """The robot as the balancer models it this cycle: torso pose (wb_world) + FK of joint_states.
 
-    left_sole_world: np.ndarray  # 4x4
-    right_sole_world: np.ndarray  # 4x4
-    com_world_m: np.ndarray
+    The soles and the CoM in wb_world are computed when first asked for: a cycle standing still
+    needs neither (its odometry reads the FK itself), a walk's start and its cycles do."""
+
+    def __init__(self, fk: ForwardKinematics, state: KinematicState, torso_world: np.ndarray):
+        self._fk, self._state, self._torso = fk, state, torso_world
+
+    @cached_property
+    def left_sole_world(self) -> np.ndarray:  # 4x4
+        return self._torso @ self._fk.pose(self._state, "l_sole")
+
+    @cached_property
+    def right_sole_world(self) -> np.ndarray:  # 4x4
+        return self._torso @ self._fk.pose(self._state, "r_sole")
+
+    @cached_property
+    def com_world_m(self) -> np.ndarray:
+        return self._torso[:3, :3] @ self._state.com_torso_m + self._torso[:3, 3]
 
 
 class WalkController:
@@ -311,6 +325,7 @@ class WalkController:
         self.required = np.array([j in self.fk.joint_names and j != "RHipYawPitch" for j in model.joint_names])
         self.leg_indices = np.array([model.joint_index(j) for leg in ("LLeg", "RLeg")
                                      for j in model.chains[leg].joints])
+        self._leg_stiffness = np.zeros(len(self.leg_indices))  # refilled by each cycle's protection
         self.arm_joint_indices = [np.array([model.joint_index(j) for j in model.chains[arm].joints])
                                   for arm in ARMS]
         self.user_arm_until_s = [-math.inf, -math.inf]
@@ -478,10 +493,7 @@ class WalkController:
         if (now_s - inputs.torso_s > stale_s or now_s - inputs.states_s > stale_s
                 or not np.all(inputs.q_received[self.required])):
             return None
-        state = self.fk.compute(inputs.q_measured, out=self._measured_state)
-        torso = inputs.torso_world
-        return _Measurement(torso @ self.fk.pose(state, "l_sole"), torso @ self.fk.pose(state, "r_sole"),
-                            torso[:3, :3] @ state.com_torso_m + torso[:3, 3])
+        return _Measurement(self.fk, self.fk.compute(inputs.q_measured, out=self._measured_state), inputs.torso_world)
 
     def _steps_now(self, now_s: float) -> tuple[tuple[Footstep, ...], FeetState | None, bool]:
         """The steps not yet ended (the one in progress first), the planted feet at now_s, and
@@ -537,7 +549,7 @@ class WalkController:
     def _protection(self, inputs: WalkInputs) -> str | None:
         cfg, now_s = self.config, inputs.time_s
         if cfg.foot_contact_protection:
-            if np.any(now_s - inputs.fsr_s > cfg.stale_timeout_s):
+            if now_s - float(inputs.fsr_s.min()) > cfg.stale_timeout_s:
                 return "no fresh fsr/left and fsr/right (foot contact protection)"
             total_n = float(inputs.fsr_total_n[0] + inputs.fsr_total_n[1])
             if total_n >= cfg.foot_contact_min_force_n:
@@ -549,9 +561,9 @@ class WalkController:
                     return (f"no foot contact: FSR total {total_n:.1f} N < "
                             f"{cfg.foot_contact_min_force_n} N (foot contact protection)")
         if cfg.stiffness_protection:
-            legs = inputs.stiffness[self.leg_indices]
-            weakest = int(np.argmin(legs))
-            if legs[weakest] <= MIN_LEG_STIFFNESS:
+            legs = inputs.stiffness.take(self.leg_indices, out=self._leg_stiffness)
+            if legs.min() <= MIN_LEG_STIFFNESS:
+                weakest = int(np.argmin(legs))
                 name = self.model.joint_names[self.leg_indices[weakest]]
                 return f"{name} stiffness {legs[weakest]:.2f} <= {MIN_LEG_STIFFNESS} (stiffness protection)"
         return None

@@ -27,6 +27,8 @@ re-anchoring does not move it), torso 4x4, rotations 3x3.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import spatial
@@ -51,7 +53,8 @@ class LegOdometry:
         self.fk = fk
         self.torso_odom: np.ndarray | None = None  # 4x4, None until reset
         self.support = Leg.LEFT
-        self._sole_odom = np.eye(4)  # the support sole's fixed floor pose
+        self._sole_odom = np.eye(4)  # the support sole's fixed floor pose (a yaw and a translation)
+        self._rotation = np.eye(3)  # the torso's rotation with the IMU, refilled
         self._imu_yaw_offset_rad: float | None = None  # odom yaw - IMU yaw; None: IMU not in use
         self._floor_z_m = 0.0  # the floor's height in odom (the lower sole's at reset)
 
@@ -100,10 +103,13 @@ class LegOdometry:
         imu_yaw = spatial.yaw_of(imu_attitude)
         if self._imu_yaw_offset_rad is None:
             self._imu_yaw_offset_rad = spatial.yaw_of(self.torso_odom[:3, :3]) - imu_yaw
-        rotation = spatial.rot_z(self._imu_yaw_offset_rad) @ imu_attitude
+        rotation = spatial.with_yaw(imu_attitude, imu_yaw + self._imu_yaw_offset_rad, out=self._rotation)
         # The support sole's yaw follows what the IMU sees (a foot turning on the floor), so the
-        # kinematic fallback goes on from here.
-        self._sole_odom[:3, :3] = spatial.rot_z(spatial.yaw_of(rotation @ sole_torso[:3, :3]))
+        # kinematic fallback goes on from here. (Its yaw is that of its x axis in odom.)
+        x, y = (rotation[:2] @ sole_torso[:3, 0]).tolist()
+        yaw_rad = math.atan2(y, x)
+        c, s = math.cos(yaw_rad), math.sin(yaw_rad)
+        self._sole_odom[:2, :2] = ((c, -s), (s, c))
         return rotation
 
     def _support_from_forces(self, fsr_total_n: np.ndarray | None) -> Leg:
