@@ -121,6 +121,25 @@ def test_reader_reads_what_rclpy_deserializes():
     assert np.array_equal(q, q2)
 
 
+def test_readers_alike_decode_the_same_bytes_once():
+    """Composed nodes each read the same joint_states bytes: a reader like the one that decoded
+    them (same rules, a model with the same joints and limits) takes that decoding; another
+    kind of reader, or other bytes, are decoded afresh; the shared positions are read-only."""
+    msg = JointState(name=["HeadYaw", "LFinger21"], position=[0.25, 0.5])
+    msg.header.stamp.sec = 7
+    data = serialize_message(msg)
+    first, second = JointStateReader(MODEL), JointStateReader(NaoModel("V5"))
+    stamp, indices, kept, _ = first.read(data)
+    stamp2, indices2, kept2, _ = second.read(data)
+    assert kept2 is kept and stamp2.sec == stamp.sec == 7 and second.ignored_names == ["LFinger21"]
+    assert not kept.flags.writeable
+    assert JointStateReader(MODEL, plausible=False).read(data)[2] is not kept
+    assert second.read(serialize_message(msg))[2] is not kept  # equal bytes, another message
+    q = np.zeros(MODEL.n_joints)
+    second.merge(data, q, np.zeros(MODEL.n_joints, dtype=bool))
+    assert q[MODEL.joint_index("HeadYaw")] == 0.25
+
+
 @pytest.mark.parametrize("names, positions, reason", [
     (["HeadYaw", "HeadYaw"], [0.0, 0.1], "duplicate"),
     (["HeadYaw", "HeadPitch"], [0.0], "2 joint names but 1 position"),

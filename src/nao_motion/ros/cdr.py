@@ -15,7 +15,9 @@ messages). Where each number lies is found once, by serializing the message with
 ``JointStateReader``: the stamp and positions of a serialized ``sensor_msgs/JointState``, read
 in place. The joint names are checked against the model once per distinct list of names (a
 driver sends the same list every cycle), with the same rules as
-:func:`nao_motion.joint_input.parse_joint_values`.
+:func:`nao_motion.joint_input.parse_joint_values`. Readers that read alike (the same rules and
+model limits) share their last decoding: composed (``nodes.suite_node``), the same joint_states
+bytes go to four nodes, each with its reader, and are decoded once.
 
 Both rely on the CDR layout rmw implementations share for these types (little-endian XCDR1:
 a 4-byte encapsulation header, 8-byte alignment of float64 counted from its end); a layout that
@@ -199,6 +201,20 @@ class _NamesLayout:
     highest: np.ndarray
 
 
+class _LastDecoding:
+    """The last message the readers of one kind decoded: (its bytes, (sec, nanosec, indices,
+    positions kept (read-only), where the bytes after them begin, the names ignored)), replaced
+    whole, so a reader in another thread sees one decoding or the other."""
+
+    __slots__ = ("last",)
+
+    def __init__(self):
+        self.last: tuple = (None, None)
+
+
+_LAST_DECODINGS: dict[tuple, _LastDecoding] = {}  # by what makes readers read alike
+
+
 class JointStateReader:
     """Stamp and positions of serialized sensor_msgs/JointState messages (see the module docstring).
 
@@ -213,6 +229,9 @@ class JointStateReader:
             raise ValueError("limit_rad is for a reader without the plausibility check")
         self.model, self.unknown_names, self.plausible, self.limit_rad = model, unknown_names, plausible, limit_rad
         self._layout: _NamesLayout | None = None
+        alike = (unknown_names, plausible, limit_rad, tuple(model.joint_names), model.lower.tobytes(),
+                 model.upper.tobytes())
+        self._decoded = _LAST_DECODINGS.setdefault(alike, _LastDecoding())
         self.ignored_names: list[str] = []  # of the last message read
 
     def merge(self, data: bytes, values: np.ndarray, received: np.ndarray) -> Time:
@@ -239,6 +258,10 @@ class JointStateReader:
     def _positions(self, data: bytes) -> tuple[Time, np.ndarray, np.ndarray, int]:
         """Stamp, model indices and positions of the joints kept, and where the bytes after the
         positions begin; JointInputError for a malformed message."""
+        decoded_data, decoded = self._decoded.last
+        if decoded_data is data:  # decoded by a reader like this one (a node composed with this one)
+            sec, nanosec, indices, kept, end, self.ignored_names = decoded
+            return Time(sec=sec, nanosec=nanosec), indices, kept, end
         try:
             sec, nanosec, frame_length = struct.unpack_from("<iII", data, ENCAPSULATION)
             names_at = _align(ENCAPSULATION + 12 + frame_length, 4)
@@ -258,6 +281,9 @@ class JointStateReader:
         if not np.logical_and(kept >= layout.lowest, kept <= layout.highest).all():
             raise JointInputError(self._refusal(data, names_at, positions, layout))
         self.ignored_names = layout.ignored
+        if type(data) is bytes:  # immutable: the same object is the same message
+            kept.flags.writeable = False  # shared with the readers alike
+            self._decoded.last = (data, (sec, nanosec, layout.indices, kept, start + 8 * count, layout.ignored))
         return Time(sec=sec, nanosec=nanosec), layout.indices, kept, start + 8 * count
 
     def _refusal(self, data: bytes, names_at: int, positions: np.ndarray, layout: _NamesLayout) -> str:
