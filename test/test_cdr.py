@@ -138,6 +138,11 @@ def test_readers_alike_decode_the_same_bytes_once():
     q = np.zeros(MODEL.n_joints)
     second.merge(data, q, np.zeros(MODEL.n_joints, dtype=bool))
     assert q[MODEL.joint_index("HeadYaw")] == 0.25
+    # A node's other topic read in between (its joint_commands) leaves the first decoding to the next node.
+    states = serialized(["HeadYaw"], [0.3])
+    kept = JointStateReader(MODEL).read(states)[2]
+    JointStateReader(MODEL).read(serialized(["HeadPitch"], [0.1]))
+    assert JointStateReader(NaoModel("V5")).read(states)[2] is kept
 
 
 @pytest.mark.parametrize("names, positions, reason", [

@@ -102,13 +102,13 @@ from ..ros.conversions import (
     transform_stamped,
 )
 from ..ros.cdr import (
-    ENCAPSULATION,
     POSE_FLOATS,
     Float32TailReader,
     ImuReader,
     JointStateReader,
     MessageImage,
     StampedFloatsReader,
+    after_stamp,
     frame_id_of,
 )
 from ..ros.footstep_messages import FootstepMessageError, decode_plan
@@ -151,8 +151,6 @@ ACTIVE_PERIOD_S = 1.0
 # this period all the same, for a whole body that (re)started mid-walk.
 SUPPORT_PERIOD_S = 0.5
 MARKER_PERIOD_S = 0.1
-# A serialized JointState's bytes from here on are all but its stamp (CDR encapsulation, sec, nanosec).
-COMMAND_AFTER_STAMP = ENCAPSULATION + 8
 WATCHDOG_PERIOD_S = 0.5  # how often the absence of joint_states is checked (diagnostics only)
 # The odometry's numbers, in the order of the values MessageImage takes (13 floats).
 ODOMETRY_FIELDS = ["pose.pose.position", "pose.pose.orientation", "twist.twist.linear", "twist.twist.angular"]
@@ -364,10 +362,10 @@ class WalkNode(Node):
         data = self.commands_sub.take_latest()
         # Standing, the whole body commands the same joints cycle after cycle: only the stamp
         # (which the walk does not use) changes, and the same command is not decoded again.
-        if data is not None and data[COMMAND_AFTER_STAMP:] != self.commands_tail:
+        if data is not None and after_stamp(data) != self.commands_tail:
             if merge_joint_state(self, "joint_commands", self.commands_reader, data, inputs.q_commanded,
                                  inputs.commanded_received, self.diagnostics) is not None:
-                self.commands_tail = data[COMMAND_AFTER_STAMP:]
+                self.commands_tail = after_stamp(data)
         data = self.imu_sub.take_latest()
         if data is not None:
             attitude, gyro = self.imu_reader.read(data)

@@ -201,18 +201,29 @@ class _NamesLayout:
     highest: np.ndarray
 
 
-class _LastDecoding:
-    """The last message the readers of one kind decoded: (its bytes, (sec, nanosec, indices,
-    positions kept (read-only), where the bytes after them begin, the names ignored)), replaced
-    whole, so a reader in another thread sees one decoding or the other."""
+class _LastDecodings:
+    """The last two messages the readers of one kind decoded, newest first: each (its bytes,
+    (sec, nanosec, indices, positions kept (read-only), where the bytes after them begin, the
+    names ignored)). Two: a node reads joint_commands with a reader like its joint_states one,
+    and that decoding must not take the joint_states' away from the nodes composed after it.
+    Replaced whole, so a reader in another thread sees one pair or the other."""
 
     __slots__ = ("last",)
 
     def __init__(self):
-        self.last: tuple = (None, None)
+        self.last: tuple = ((None, None), (None, None))
+
+    def find(self, data: bytes):
+        for decoded_data, decoded in self.last:
+            if decoded_data is data:
+                return decoded
+        return None
+
+    def add(self, data: bytes, decoded: tuple) -> None:
+        self.last = ((data, decoded), self.last[0])
 
 
-_LAST_DECODINGS: dict[tuple, _LastDecoding] = {}  # by what makes readers read alike
+_LAST_DECODINGS: dict[tuple, _LastDecodings] = {}  # by what makes readers read alike
 
 
 class JointStateReader:
@@ -231,7 +242,7 @@ class JointStateReader:
         self._layout: _NamesLayout | None = None
         alike = (unknown_names, plausible, limit_rad, tuple(model.joint_names), model.lower.tobytes(),
                  model.upper.tobytes())
-        self._decoded = _LAST_DECODINGS.setdefault(alike, _LastDecoding())
+        self._decoded = _LAST_DECODINGS.setdefault(alike, _LastDecodings())
         self.ignored_names: list[str] = []  # of the last message read
 
     def merge(self, data: bytes, values: np.ndarray, received: np.ndarray) -> Time:
@@ -258,8 +269,8 @@ class JointStateReader:
     def _positions(self, data: bytes) -> tuple[Time, np.ndarray, np.ndarray, int]:
         """Stamp, model indices and positions of the joints kept, and where the bytes after the
         positions begin; JointInputError for a malformed message."""
-        decoded_data, decoded = self._decoded.last
-        if decoded_data is data:  # decoded by a reader like this one (a node composed with this one)
+        decoded = self._decoded.find(data)
+        if decoded is not None:  # decoded by a reader like this one (a node composed with this one)
             sec, nanosec, indices, kept, end, self.ignored_names = decoded
             return Time(sec=sec, nanosec=nanosec), indices, kept, end
         try:
@@ -283,7 +294,7 @@ class JointStateReader:
         self.ignored_names = layout.ignored
         if type(data) is bytes:  # immutable: the same object is the same message
             kept.flags.writeable = False  # shared with the readers alike
-            self._decoded.last = (data, (sec, nanosec, layout.indices, kept, start + 8 * count, layout.ignored))
+            self._decoded.add(data, (sec, nanosec, layout.indices, kept, start + 8 * count, layout.ignored))
         return Time(sec=sec, nanosec=nanosec), layout.indices, kept, start + 8 * count
 
     def _refusal(self, data: bytes, names_at: int, positions: np.ndarray, layout: _NamesLayout) -> str:
@@ -386,6 +397,12 @@ def frame_id_of(data: bytes) -> str:
     taking the message (ValueError as ``_header``): a node that drops its own messages by their
     frame_id (the walk's arm swing, every cycle) tells them for a third of the cost of taking one."""
     return _header(data)[0]
+
+
+def after_stamp(data: bytes) -> bytes:
+    """A serialized stamped message's bytes after its header's stamp: equal for two messages
+    that differ in their stamp only (a command repeated cycle after cycle)."""
+    return data[ENCAPSULATION + 8:]
 
 
 def _header(data: bytes) -> tuple[str, float, int]:
