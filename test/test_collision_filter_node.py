@@ -43,13 +43,13 @@ class Robot(SpinningProbe):
     """The test's node: a perfect robot (joint_states = the last joint_commands, except limp
     joints, which stay where the test puts them) that also records what the filter says."""
 
-    def __init__(self, q0):
+    def __init__(self, q0, states_period_s: float = 0.0):
         super().__init__("collision_filter_probe")
         self.q = q0.copy()
         self.limp = np.zeros(MODEL.n_joints, dtype=bool)
         self.commands, self.distances, self.markers, self.logs, self.diagnostics = [], [], [], [], []
         self.command_times = []
-        self.states_period_s = 0.0  # joint_states at most this often (the timer's 10 ms at 0)
+        self.states_period_s = states_period_s  # joint_states at most this often (the timer's 10 ms at 0)
         self.last_states_s = -np.inf
         self.states_pub = self.node.create_publisher(JointState, "joint_states", CYCLE_QOS)
         self.targets_pub = self.node.create_publisher(JointState, "joint_targets", CYCLE_QOS)

@@ -95,7 +95,7 @@ from ..ros.node_tools import (
     throttled_warning,
 )
 from ..ros.qos import CYCLE_QOS, LATEST_QOS
-from ..ros.sampled import SampledSubscription
+from ..ros.sampled import CycleInputs, SampledSubscription
 
 KEEP_ALIVE_S = 0.5
 ROBOT_COMMAND_FRESH_S = 0.25  # an older robot command is not the robot's any more (its sender stopped)
@@ -139,8 +139,11 @@ class CollisionFilterNode(Node):
         self.marker_pub = self.create_publisher(MarkerArray, "collision_filter/markers", 10)
         self.targets_reader = JointStateReader(self.model, unknown_names="reject", plausible=False,
                                                limit_rad=MAX_COMMAND_POSITION_RAD)
-        self.create_subscription(JointState, "joint_targets", self.on_targets, CYCLE_QOS, raw=True)
-        self.create_subscription(JointTrajectory, "joint_trajectory", self.on_trajectory, CYCLE_QOS)
+        # Read at the cycle (``CycleInputs``): walking, the arm swing's targets come every cycle; a
+        # motion sent before the first joint_states waits for it in DDS.
+        self.cycle_inputs = CycleInputs(self)
+        self.cycle_inputs.add(JointState, "joint_targets", self.on_targets, raw=True)
+        self.cycle_inputs.add(JointTrajectory, "joint_trajectory", self.on_trajectory)
         self.create_subscription(JointState, "joint_states", self.on_joint_states, LATEST_QOS, raw=True)
         self.create_subscription(JointState, "joint_stiffness", self.on_stiffness, CYCLE_QOS)
         self.robot_commands_sub = SampledSubscription(self, JointState, "collision_filter/robot_commands", raw=True)
@@ -165,6 +168,7 @@ class CollisionFilterNode(Node):
         self.diagnostics.set_status(DiagnosticStatus.WARN, "waiting for joint_states")
         # Resting (the cycle settled), the command is repeated every KEEP_ALIVE_S for late joiners.
         self.last_publish_s = -np.inf
+        self.last_cycle_s = self.motion_start_s = -np.inf
         self.clock_watch = ClockWatch(self, "the motion under way stopped where it was")
         self.get_logger().info(
             f"collision filter for NAO {version}: {self.filter.pairs.n_pairs} pairs, "
@@ -212,10 +216,7 @@ class CollisionFilterNode(Node):
         except JointInputError as err:
             self._reject("joint_targets", str(err))
             return
-        if not self.cycle.started:
-            self._reject("joint_targets", "no joint_states received yet")
-            return
-        self.cycle.move_to(targets, self._now_s(), *self._robot_command())
+        self.cycle.move_to(targets, self.motion_start_s, *self._robot_command())
 
     def on_trajectory(self, msg: JointTrajectory) -> None:
         try:
@@ -225,11 +226,8 @@ class CollisionFilterNode(Node):
         except JointInputError as err:
             self._reject("joint_trajectory", str(err))
             return
-        if not self.cycle.started:
-            self._reject("joint_trajectory", "no joint_states received yet")
-            return
         stamp_s = stamp_seconds(msg.header.stamp)
-        self.cycle.follow(trajectory, stamp_s if stamp_s > 0.0 else self._now_s(), *self._robot_command())
+        self.cycle.follow(trajectory, stamp_s if stamp_s > 0.0 else self.motion_start_s, *self._robot_command())
 
     def _robot_command(self) -> tuple[np.ndarray | None, np.ndarray]:
         """The robot's command now (None: none fresh) and the joints it has."""
@@ -270,7 +268,12 @@ class CollisionFilterNode(Node):
         now_s = self._now_s()
         if self.clock_watch.went_back(now_s):
             cycle.restart_clock()
-            self.last_publish_s = self.last_markers_s = -np.inf
+            self.last_publish_s = self.last_markers_s = self.last_cycle_s = -np.inf
+        # A motion taken now starts at the last cycle, whose command it starts from, as if taken
+        # when it came; at most a cycle ago, so that its first command is one cycle's progress.
+        self.motion_start_s = max(self.last_cycle_s, now_s - self.model.cycle_time_s)
+        self.last_cycle_s = now_s
+        self.cycle_inputs.serve()
         if self.obstacle_input.resolve(now_s, self.filter.obstacles, self.filter.command):
             cycle.wake()  # an obstacle came, went or moved: the command may have to change
         result = cycle.cycle(now_s, self.stiffness, self.measured)

@@ -124,7 +124,7 @@ from ..ros.node_tools import (
     throttled_warning,
 )
 from ..ros.qos import CYCLE_QOS, LATCHED_QOS, LATEST_QOS
-from ..ros.sampled import SampledSubscription
+from ..ros.sampled import CycleInputs, SampledSubscription
 from ..spatial import quaternion_xyzw_from_rotation
 from ..walk import ARM_SWING_JOINTS
 from ..walk.controller import (
@@ -257,8 +257,10 @@ class WalkNode(Node):
         self.fsr_subs = [SampledSubscription(self, Float32MultiArray, f"fsr/{side}", raw=True) for side in ("left", "right")]
         self.fsr_reader = Float32TailReader(4)
         self.create_subscription(JointState, "joint_stiffness", self.on_stiffness, CYCLE_QOS)
-        self.create_subscription(JointState, "joint_targets", self.on_user_targets, CYCLE_QOS, raw=True)
-        self.create_subscription(JointTrajectory, "joint_trajectory", self.on_user_trajectory, CYCLE_QOS)
+        # Read at the cycle (``CycleInputs``): its own arm swing comes back every cycle while walking.
+        self.cycle_inputs = CycleInputs(self)
+        self.cycle_inputs.add(JointState, "joint_targets", self.on_user_targets, raw=True)
+        self.cycle_inputs.add(JointTrajectory, "joint_trajectory", self.on_user_trajectory)
         self.kill_client = self.create_client(Trigger, "kill_move")
         # A coroutine awaiting the cycles, in a group of its own so that they go on meanwhile.
         self.create_service(Trigger, "walk/move_init", self.on_move_init,
@@ -484,6 +486,7 @@ class WalkNode(Node):
         if self.clock_watch.went_back(now_s):
             inputs = self._restart_clock()
         inputs.time_s, inputs.states_s = self.controller.reference_time_s(now_s), now_s
+        self.cycle_inputs.serve()
         self._read_sampled(now_s)
         out = self.controller.cycle(inputs)
         self._act(out, stamp)

@@ -85,7 +85,7 @@ from ..ros.node_tools import (
     throttled_warning,
 )
 from ..ros.qos import CYCLE_QOS, LATEST_QOS
-from ..ros.sampled import SampledSubscription
+from ..ros.sampled import CycleInputs, SampledSubscription
 from ..spatial import quaternion_xyzw_from_rotation
 from ..walk.stabilizer import StabilizerConfig
 from ..wholebody.balancer import BalancerConfig, Outcome, WalkReference, WholeBodySettings
@@ -167,8 +167,10 @@ class WholeBodyNode(Node):
         self.wish_reader = JointStateReader(self.model, unknown_names="reject", plausible=False,
                                             limit_rad=MAX_COMMAND_POSITION_RAD)
         self.wish_received = np.zeros(self.model.n_joints, dtype=bool)
-        self.create_subscription(JointState, "collision_filter/safe_joint_commands", self.on_wish, CYCLE_QOS,
-                                 raw=True)
+        # Read at the cycle: the filter's command and the walk's references come every cycle and
+        # matter only at the next (``CycleInputs``).
+        self.cycle_inputs = CycleInputs(self)
+        self.cycle_inputs.add(JointState, "collision_filter/safe_joint_commands", self.on_wish, raw=True)
         self.create_subscription(JointState, "joint_states", self.on_joint_states, LATEST_QOS, raw=True)
         self.imu_sub = SampledSubscription(self, Imu, "imu", raw=True)
         self.imu_reader = ImuReader()
@@ -177,12 +179,10 @@ class WholeBodyNode(Node):
         for arm in ("LArm", "RArm"):
             self.create_subscription(PointStamped, f"whole_body/effector/{arm}", partial(self.on_effector, arm), 10)
         self.vector_reader, self.poses_reader = StampedFloatsReader(3), StampedPosesReader()
-        self.create_subscription(PointStamped, "whole_body/com_reference", self.on_com_reference, CYCLE_QOS, raw=True)
-        self.create_subscription(PoseArray, "whole_body/foot_references", self.on_foot_references, CYCLE_QOS,
-                                 raw=True)
-        self.create_subscription(String, "whole_body/support", self.on_support, CYCLE_QOS)
-        self.create_subscription(Vector3Stamped, "whole_body/torso_reference", self.on_torso_reference, CYCLE_QOS,
-                                 raw=True)
+        self.cycle_inputs.add(PointStamped, "whole_body/com_reference", self.on_com_reference, raw=True)
+        self.cycle_inputs.add(PoseArray, "whole_body/foot_references", self.on_foot_references, raw=True)
+        self.cycle_inputs.add(String, "whole_body/support", self.on_support)
+        self.cycle_inputs.add(Vector3Stamped, "whole_body/torso_reference", self.on_torso_reference, raw=True)
         self.create_service(SetBool, "whole_body/enable", self.on_enable)
         for support in SUPPORT_LEGS:
             self.create_service(Trigger, f"whole_body/go_to_balance/{support}", partial(self.on_go_to_balance, support))
@@ -297,6 +297,8 @@ class WholeBodyNode(Node):
 
     def on_joint_states(self, data: bytes, info: dict) -> None:
         self.answer_latency.received(info)
+        # Before the clock check: references dated on a clock that went back are dropped with it.
+        self.cycle_inputs.serve()
         stamp = merge_joint_state(self, "joint_states", self.states_reader, data, self.measured, self.received,
                                   self.diagnostics)
         if stamp is None:

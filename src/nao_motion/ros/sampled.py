@@ -14,11 +14,13 @@ a callback group that never lets it execute.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from rclpy.callback_groups import CallbackGroup
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+
+from .qos import CYCLE_QOS
 
 
 class NeverExecuted(CallbackGroup):
@@ -76,6 +78,34 @@ class SampledSubscription:
         while (msg := self._take()) is not None:
             messages.append(msg)
         return messages
+
+
+class CycleInputs:
+    """The streams a node reads at its cycle, not when they arrive: ``serve()`` hands every
+    message kept since the last cycle (at most ``qos.depth``, ``CYCLE_QOS`` by default) to its
+    stream's handler, oldest first, stream by stream in the order they were added.
+
+    For messages that only matter at the node's next cycle and come at its rate: the walk's
+    references and the collision filter's command to the whole body, the arm swing's targets.
+    Published inside a cycle, each woke the executor once more right after it (a wake-up costs
+    the process about 0.2 ms of CPU); read here they cost a take each, and a stream with nothing
+    new one empty take (about 3 us). A message that comes before the node can use it waits in
+    DDS, not in a callback that would refuse it.
+    """
+
+    def __init__(self, node: Node):
+        self.node = node
+        self.streams: list[tuple[SampledSubscription, Callable[[Any], None]]] = []
+
+    def add(self, msg_type: Any, topic: str, handler: Callable[[Any], None], raw: bool = False,
+            qos: QoSProfile = CYCLE_QOS) -> None:
+        self.streams.append((SampledSubscription(self.node, msg_type, topic, raw=raw, qos=qos), handler))
+
+    def serve(self) -> None:
+        for sampled, handler in self.streams:
+            take = sampled._take
+            while (msg := take()) is not None:
+                handler(msg)
 
 
 class SharedSample:
