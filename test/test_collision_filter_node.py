@@ -412,3 +412,26 @@ def test_a_motion_starts_from_the_robots_command_where_another_node_moved_the_jo
         since = robot.count()
         send_targets(robot, ["LKneePitch"], [before[lknee]], [2.0])
         robot.settle(since)
+
+
+def test_a_target_sent_again_every_cycle_moves_the_joint_at_its_speed(running):
+    """The walk's arm swing sends its target every cycle: each one starts from the last cycle's
+    command (the filter takes it at its next cycle), so the joint goes on at the target's speed
+    instead of starting afresh every cycle, which would hold it where it is."""
+    _, robot = running
+    head = MODEL.joint_index("HeadYaw")
+    start = robot.settle()[head]
+    goal, speed_radps = start - 0.2, 0.5
+    since = robot.count()
+    end = time.monotonic() + 1.0  # the goal is 0.4 s away at that speed
+    while time.monotonic() < end:
+        send_targets(robot, ["HeadYaw"], [goal], [speed_radps])
+        time.sleep(0.005)
+    with robot.cond:
+        head_commands = np.array([q[head] for q in robot.commands[since:]])
+    assert head_commands[-1] == pytest.approx(goal, abs=1e-6)  # reached while the targets still came
+    assert np.all(np.diff(head_commands) <= 1e-9)
+    assert np.max(-np.diff(head_commands)) <= speed_radps * MODEL.cycle_time_s * 1.001  # never faster
+    since = robot.count()
+    send_targets(robot, ["HeadYaw"], [start], [2.0])
+    robot.settle(since)
