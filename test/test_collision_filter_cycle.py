@@ -76,3 +76,29 @@ def test_a_joint_driven_a_moment_ago_goes_on_from_the_filters_command():
         t += MODEL.cycle_time_s
         run(cycle, t, 1)
     assert cycle.command[shoulder] == pytest.approx(robot[shoulder] + 0.4, abs=1e-6)
+
+
+def test_the_arm_swing_takes_no_joint_a_users_motion_still_moves():
+    """A user's arm command can reach the filter just before the walk's arm swing of the same
+    cycle (the walk leaves the arm to the user from its next cycle): the swing's target yields
+    the joints the user's motion moves, keeps the others, and takes them once that motion is over."""
+    cycle = started()
+    run(cycle, 0.0, 3)
+    left, right = MODEL.joint_index("LShoulderPitch"), MODEL.joint_index("RShoulderPitch")
+    stand = cycle.command.copy()
+    user = stand[left] - 0.4
+    cycle.move_to(parse_targets(MODEL, ["LShoulderPitch"], [user], [1.0], 0.3), 0.03)
+    swing = parse_targets(MODEL, ["LShoulderPitch", "RShoulderPitch"], [stand[left] + 0.05, stand[right] + 0.05],
+                          [2.0, 2.0], 0.3)
+    cycle.move_to(swing, 0.03, yields=True)
+    run(cycle, 0.04, 60)  # 0.6 s: the user's 0.4 rad at 1 rad/s is over
+    assert cycle.command[left] == pytest.approx(user, abs=1e-9)
+    assert cycle.command[right] == pytest.approx(stand[right] + 0.05, abs=1e-9)
+    cycle.move_to(swing, 0.64, yields=True)  # nothing else moves the left arm now
+    run(cycle, 0.65, 60)
+    assert cycle.command[left] == pytest.approx(stand[left] + 0.05, abs=1e-9)
+    # A user's motion (not yielding) takes a joint the swing moves, as any new motion does.
+    cycle.move_to(swing, 1.25, yields=True)
+    cycle.move_to(parse_targets(MODEL, ["RShoulderPitch"], [stand[right] - 0.2], [1.0], 0.3), 1.25)
+    run(cycle, 1.26, 60)
+    assert cycle.command[right] == pytest.approx(stand[right] - 0.2, abs=1e-9)

@@ -48,7 +48,7 @@ class Robot(SpinningProbe):
         self.q = q0.copy()
         self.limp = np.zeros(MODEL.n_joints, dtype=bool)
         self.commands, self.distances, self.markers, self.logs, self.diagnostics = [], [], [], [], []
-        self.command_times = []
+        self.command_times, self.command_stamps = [], []  # received (monotonic), stamped (the node's clock)
         self.states_period_s = states_period_s  # joint_states at most this often (the timer's 10 ms at 0)
         self.last_states_s = -np.inf
         self.states_pub = self.node.create_publisher(JointState, "joint_states", CYCLE_QOS)
@@ -70,6 +70,7 @@ class Robot(SpinningProbe):
         with self.cond:
             self.commands.append(q)
             self.command_times.append(time.monotonic())
+            self.command_stamps.append(msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9)
             self.q[~self.limp] = q[~self.limp]
             self.cond.notify_all()
 
@@ -429,9 +430,31 @@ def test_a_target_sent_again_every_cycle_moves_the_joint_at_its_speed(running):
         time.sleep(0.005)
     with robot.cond:
         head_commands = np.array([q[head] for q in robot.commands[since:]])
+        stamps_s = np.array(robot.command_stamps[since:])
     assert head_commands[-1] == pytest.approx(goal, abs=1e-6)  # reached while the targets still came
     assert np.all(np.diff(head_commands) <= 1e-9)
-    assert np.max(-np.diff(head_commands)) <= speed_radps * MODEL.cycle_time_s * 1.001  # never faster
+    # Never faster than its speed (the stamps are read at publishing: up to a ms off the cycle's time).
+    assert np.all(-np.diff(head_commands) <= speed_radps * (np.diff(stamps_s) + 0.002))
     since = robot.count()
     send_targets(robot, ["HeadYaw"], [start], [2.0])
+    robot.settle(since)
+
+
+def test_the_walks_arm_swing_leaves_a_users_arm_motion_alone(running):
+    """The walk's arm swing (frame_id walk_arm_swing) can come right after a user's arm command,
+    before the walk has seen it: the swing does not take the joint the user's motion moves."""
+    _, robot = running
+    shoulder = MODEL.joint_index("LShoulderPitch")
+    start = robot.settle()[shoulder]
+    since = robot.count()
+    send_targets(robot, ["LShoulderPitch"], [start - 0.3], [1.0])
+    swing = JointState(name=["LShoulderPitch"], position=[start + 0.05], velocity=[2.0])
+    swing.header.frame_id = "walk_arm_swing"
+    robot.targets_pub.publish(swing)
+    assert robot.settle(since)[shoulder] == pytest.approx(start - 0.3, abs=1e-6)
+    since = robot.count()
+    robot.targets_pub.publish(swing)  # the user's motion is over: the swing takes the joint
+    assert robot.settle(since)[shoulder] == pytest.approx(start + 0.05, abs=1e-6)
+    since = robot.count()
+    send_targets(robot, ["LShoulderPitch"], [start], [2.0])
     robot.settle(since)

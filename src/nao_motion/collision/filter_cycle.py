@@ -74,11 +74,15 @@ class CollisionFilterCycle:
         self.settled = False
 
     def move_to(self, targets: Targets, now_s: float, robot_command: np.ndarray | None = None,
-                robot_known: np.ndarray | None = None) -> float:
+                robot_known: np.ndarray | None = None, yields: bool = False) -> float:
         """joint_targets: straight to the targets from the command; returns the duration (s).
-        `robot_command` (26, rad) is the robot's command now, `robot_known` (bool) the joints it has."""
+        `robot_command` (26, rad) is the robot's command now, `robot_known` (bool) the joints it has.
+        `yields` (the walk's arm swing, ``YIELDING_TARGETS_FRAME``): the joints another motion still
+        moves are left to it (0.0 if that is all of them)."""
+        if yields and (targets := self.reference.not_driven(targets)) is None:
+            return 0.0
         self._start_from_robot_command(targets.indices, robot_command, robot_known)
-        return self.reference.move_to(targets, self.avoidance.command, now_s)
+        return self.reference.move_to(targets, self.avoidance.command, now_s, yields)
 
     def follow(self, trajectory: Trajectory, start_s: float, robot_command: np.ndarray | None = None,
                robot_known: np.ndarray | None = None) -> float:

@@ -27,6 +27,11 @@ from ..joint_input import MAX_COMMAND_POSITION_RAD, JointInputError, parse_joint
 from ..model import NaoModel
 
 
+# joint_targets with this header.frame_id (the walk's arm swing, re-sent every cycle) yield: they
+# take no joint that another motion still moves (``JointReference.not_driven``).
+YIELDING_TARGETS_FRAME = "walk_arm_swing"
+
+
 @dataclass
 class Targets:
     """Validated targets: model indices, positions (rad, clipped to range) and speeds (rad/s)."""
@@ -110,6 +115,7 @@ class _Motion:
     start_s: float
     times_s: np.ndarray  # (k,), from 0
     positions: np.ndarray  # (k, n)
+    yields: bool = False  # the walk's arm swing: it gives way to the other motions (not_driven)
 
     def __post_init__(self):
         self._value = np.empty(len(self.indices))
@@ -145,6 +151,7 @@ class JointReference:
         self.q = model.zero_configuration()
         self._motions: list[_Motion] = []
         self._idle = np.zeros(model.n_joints, dtype=bool)
+        self._moved = np.zeros(model.n_joints, dtype=bool)
         # When a motion last gave each joint's wish; inf: a motion added, not sampled yet.
         self._driven_s = np.full(model.n_joints, -np.inf)
         self._sampled_s = -np.inf
@@ -169,15 +176,35 @@ class JointReference:
         """`joints` (bool, model order; idle ones) wish `q`'s values from now on."""
         np.copyto(self.q, q, where=joints)
 
-    def move_to(self, targets: Targets, start: np.ndarray, now_s: float) -> float:
-        """Straight line from `start` (the current command) to the targets; returns its duration (s)."""
+    def not_driven(self, targets: Targets) -> Targets | None:
+        """The targets of the joints no motion moves but yielding ones; None if none is left.
+
+        For the walk's arm swing: a user's arm command reaches the filter as the walk computes
+        its cycle, so the swing's target of that cycle can come after it, and would take the
+        user's joint back (the walk leaves the arm to the user from its next cycle)."""
+        moved = self._moved
+        moved.fill(False)
+        for motion in self._motions:
+            if not motion.yields:
+                moved[motion.indices] = True
+        keep = ~moved[targets.indices]
+        if keep.all():
+            return targets
+        if not keep.any():
+            return None
+        return Targets(targets.indices[keep], targets.positions[keep], targets.speeds_rps[keep])
+
+    def move_to(self, targets: Targets, start: np.ndarray, now_s: float, yields: bool = False) -> float:
+        """Straight line from `start` (the current command) to the targets; returns its duration (s).
+        `yields`: the targets came through ``not_driven``, and later yielding targets may take
+        their joints."""
         delta = np.abs(targets.positions - start[targets.indices])
         duration_s = float(np.max(delta / targets.speeds_rps))
         if duration_s <= 0.0:
-            self._add(_Motion(targets.indices, now_s, np.zeros(1), targets.positions[None, :]))
+            self._add(_Motion(targets.indices, now_s, np.zeros(1), targets.positions[None, :], yields))
         else:
             points = np.stack([start[targets.indices], targets.positions])
-            self._add(_Motion(targets.indices, now_s, np.array([0.0, duration_s]), points))
+            self._add(_Motion(targets.indices, now_s, np.array([0.0, duration_s]), points, yields))
         return duration_s
 
     def follow(self, trajectory: Trajectory, start: np.ndarray, start_s: float) -> float:

@@ -77,12 +77,12 @@ from visualization_msgs.msg import Marker, MarkerArray
 from ..collision.avoidance import AvoidanceConfig, Outcome
 from ..collision.filter_cycle import CollisionFilterCycle
 from ..collision.pairs import PROTECTION_CHAINS, protected_arms
-from ..collision.reference import parse_trajectory, targets_of
+from ..collision.reference import YIELDING_TARGETS_FRAME, parse_trajectory, targets_of
 from ..joint_input import MAX_COMMAND_POSITION_RAD, JointInputError, parse_joint_values, parse_stiffness
 from ..model import NaoModel
 from ..qp import clearance
 from ..ros.conversions import stamp_seconds
-from ..ros.cdr import JointStateReader, MessageImage
+from ..ros.cdr import JointStateReader, MessageImage, frame_id_of
 from ..ros.obstacle_input import ObstacleInput
 from ..ros.parameters import NAO_VERSION, ParameterSpec, declare_startup
 from ..ros.node_tools import (
@@ -99,6 +99,7 @@ from ..ros.sampled import CycleInputs, SampledSubscription
 
 KEEP_ALIVE_S = 0.5
 ROBOT_COMMAND_FRESH_S = 0.25  # an older robot command is not the robot's any more (its sender stopped)
+MOTION_START_BACK_S = 0.1  # a motion taken at a cycle starts at most this long before it
 MARKER_PERIOD_S = 0.1
 DEFAULT_SPEED_FRACTION = 0.3  # of each joint's maximum speed, for joint_targets without velocities
 
@@ -213,10 +214,11 @@ class CollisionFilterNode(Node):
         try:
             _, indices, positions, velocities = self.targets_reader.read(data)
             targets = targets_of(self.model, indices, positions, velocities, self.speed_fraction)
-        except JointInputError as err:
+            yields = frame_id_of(data) == YIELDING_TARGETS_FRAME  # (the header was read just above)
+        except (JointInputError, ValueError) as err:
             self._reject("joint_targets", str(err))
             return
-        self.cycle.move_to(targets, self.motion_start_s, *self._robot_command())
+        self.cycle.move_to(targets, self.motion_start_s, *self._robot_command(), yields=yields)
 
     def on_trajectory(self, msg: JointTrajectory) -> None:
         try:
@@ -270,8 +272,9 @@ class CollisionFilterNode(Node):
             cycle.restart_clock()
             self.last_publish_s = self.last_markers_s = self.last_cycle_s = -np.inf
         # A motion taken now starts at the last cycle, whose command it starts from, as if taken
-        # when it came; at most a cycle ago, so that its first command is one cycle's progress.
-        self.motion_start_s = max(self.last_cycle_s, now_s - self.model.cycle_time_s)
+        # when it came (a target re-sent every cycle goes on at its speed, whatever the rate of
+        # joint_states); after joint_states stalled, at most MOTION_START_BACK_S ago.
+        self.motion_start_s = max(self.last_cycle_s, now_s - MOTION_START_BACK_S)
         self.last_cycle_s = now_s
         self.cycle_inputs.serve()
         if self.obstacle_input.resolve(now_s, self.filter.obstacles, self.filter.command):

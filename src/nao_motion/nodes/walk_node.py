@@ -90,6 +90,7 @@ from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 from visualization_msgs.msg import Marker, MarkerArray
 
+from ..collision.reference import YIELDING_TARGETS_FRAME
 from ..joint_input import JointInputError, parse_stiffness
 from ..model import NaoModel
 from ..plausibility import MIN_FSR_FORCE_N, max_fsr_force_n, plausible_fsr
@@ -144,7 +145,6 @@ WORLD_FRAME = "wb_world"
 ODOM_FRAME = "odom"
 FOOTPRINT_FRAME = "base_footprint"
 OWN_FRAME_PREFIX = "walk_"  # header.frame_id of this node's own joint_targets
-ARM_SWING_FRAME = "walk_arm_swing"
 MOVE_INIT_FRAME = "walk_move_init"
 ACTIVE_PERIOD_S = 1.0
 # The support changes a few times a step; sent every cycle it cost a message a cycle. Resent at
@@ -299,7 +299,7 @@ class WalkNode(Node):
         for arms in ((0, 1), (0,), (1,)):
             msg = JointState(name=[ARM_SWING_JOINTS[i] for i in arms], position=[0.0] * len(arms),
                              velocity=[speed] * len(arms))
-            msg.header.frame_id = ARM_SWING_FRAME
+            msg.header.frame_id = YIELDING_TARGETS_FRAME  # the filter leaves a user's motion alone
             self.arm_images[arms] = (MessageImage(msg, ["position"], ["header.stamp"]), np.array(arms))
         self.markers, self.trail = self._make_markers(), []
         self.last_markers_s = -math.inf

@@ -156,11 +156,12 @@ class SimulatedWalk:
         self.planner_cycle.move_to(x_m, y_m, theta_rad, move_config)
 
     def send_joint_targets(self, names: Sequence[str], positions_rad: Sequence[float],
-                           speeds_radps: Sequence[float] = (), speed_fraction: float = 0.3) -> float:
+                           speeds_radps: Sequence[float] = (), speed_fraction: float = 0.3,
+                           yields: bool = False) -> float:
         """A ``joint_targets`` message (a user's posture, the walk's) to the collision filter now,
-        as its node takes it; returns the motion's duration (s)."""
+        as its node takes it (``yields``: framed as the arm swing); returns the motion's duration (s)."""
         targets = parse_targets(self.model, names, positions_rad, speeds_radps, speed_fraction)
-        return self.filter.move_to(targets, self.time_s, self.inputs.q_commanded)
+        return self.filter.move_to(targets, self.time_s, self.inputs.q_commanded, yields=yields)
 
     def cycle(self) -> BalancerResult:
         """One motion cycle: the chain's command, then one physics cycle; the balancer's result."""
@@ -188,7 +189,7 @@ class SimulatedWalk:
         if out.arm_swing_arms:
             arms = out.arm_swing_arms
             self.send_joint_targets(self._arm_names[arms], out.arm_swing_rad[list(arms)],
-                                    [c.walk_config.arms.max_rate_radps] * len(arms))
+                                    [c.walk_config.arms.max_rate_radps] * len(arms), yields=True)
         # The references just computed are for a later cycle (the walk node sends them ahead);
         # this cycle takes the ones stamped for it, through the whole-body node's own queue.
         if out.reference is not None:
