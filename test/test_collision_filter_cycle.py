@@ -102,3 +102,13 @@ def test_the_arm_swing_takes_no_joint_a_users_motion_still_moves():
     cycle.move_to(parse_targets(MODEL, ["RShoulderPitch"], [stand[right] - 0.2], [1.0], 0.3), 1.25)
     run(cycle, 1.26, 60)
     assert cycle.command[right] == pytest.approx(stand[right] - 0.2, abs=1e-9)
+
+
+def test_a_motion_taken_at_a_cycle_starts_at_the_last_one_at_most_a_tenth_of_a_second_back():
+    cycle = started()
+    assert cycle.taken_motion_start_s(5.0) == pytest.approx(4.9)  # no cycle yet
+    run(cycle, 5.0, 3)  # the last at 5.02
+    assert cycle.taken_motion_start_s(5.035) == pytest.approx(5.02)  # a late cycle: from the last
+    assert cycle.taken_motion_start_s(7.0) == pytest.approx(6.9)  # after a stall: 0.1 s back
+    cycle.restart_clock()
+    assert cycle.taken_motion_start_s(1.0) == pytest.approx(0.9)

@@ -35,6 +35,7 @@ __all__ = ["CollisionFilterCycle", "SETTLED_RAD", "TAKE_OVER_IDLE_S"]
 
 SETTLED_RAD = 1e-9  # a command that moves less than this between two cycles has settled (QP round-off)
 TAKE_OVER_IDLE_S = 0.1  # ten cycles: over DDS the robot's command is one or two behind the filter's
+MOTION_START_BACK_S = 0.1  # a motion taken at a cycle starts at most this long before it
 
 
 class CollisionFilterCycle:
@@ -51,6 +52,7 @@ class CollisionFilterCycle:
         self.limp = np.zeros(n, dtype=bool)
         self._change = np.zeros(n)
         self._taken = np.zeros(n, dtype=bool)
+        self._last_cycle_s = -np.inf
 
     @property
     def command(self) -> np.ndarray:
@@ -62,6 +64,7 @@ class CollisionFilterCycle:
         self.reference.reset(self.avoidance.command)
         self.started = True
         self.settled = False
+        self._last_cycle_s = -np.inf
 
     def wake(self) -> None:
         """An input that can change the command (stiffness, settings, obstacles) came."""
@@ -72,6 +75,14 @@ class CollisionFilterCycle:
         the command is."""
         self.reference.reset(self.avoidance.command)
         self.settled = False
+        self._last_cycle_s = -np.inf
+
+    def taken_motion_start_s(self, now_s: float) -> float:
+        """When a motion taken just before the cycle at `now_s` starts: at the last cycle, whose
+        command it starts from, as if taken when it came (a target re-sent every cycle goes on at
+        its speed, whatever the rate of the cycles); after a stall, at most MOTION_START_BACK_S
+        before `now_s`."""
+        return max(self._last_cycle_s, now_s - MOTION_START_BACK_S)
 
     def move_to(self, targets: Targets, now_s: float, robot_command: np.ndarray | None = None,
                 robot_known: np.ndarray | None = None, yields: bool = False) -> float:
@@ -109,6 +120,7 @@ class CollisionFilterCycle:
     def cycle(self, now_s: float, stiffness: np.ndarray, q_measured: np.ndarray) -> AvoidanceResult | None:
         """The safe command at `now_s` for the joints' stiffness (0..1) and measured positions
         (limp joints follow them); None while settled (the last result holds)."""
+        self._last_cycle_s = now_s
         avoidance = self.avoidance
         np.less(stiffness, avoidance.config.limp_stiffness, out=self.limp)
         if self.settled and not self.reference.moving:

@@ -187,6 +187,8 @@ class JointReference:
         for motion in self._motions:
             if not motion.yields:
                 moved[motion.indices] = True
+        if not moved.any():  # walking with no user motion: every cycle
+            return targets
         keep = ~moved[targets.indices]
         if keep.all():
             return targets

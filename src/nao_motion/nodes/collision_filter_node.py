@@ -99,7 +99,6 @@ from ..ros.sampled import CycleInputs, SampledSubscription
 
 KEEP_ALIVE_S = 0.5
 ROBOT_COMMAND_FRESH_S = 0.25  # an older robot command is not the robot's any more (its sender stopped)
-MOTION_START_BACK_S = 0.1  # a motion taken at a cycle starts at most this long before it
 MARKER_PERIOD_S = 0.1
 DEFAULT_SPEED_FRACTION = 0.3  # of each joint's maximum speed, for joint_targets without velocities
 
@@ -169,7 +168,7 @@ class CollisionFilterNode(Node):
         self.diagnostics.set_status(DiagnosticStatus.WARN, "waiting for joint_states")
         # Resting (the cycle settled), the command is repeated every KEEP_ALIVE_S for late joiners.
         self.last_publish_s = -np.inf
-        self.last_cycle_s = self.motion_start_s = -np.inf
+        self.motion_start_s = -np.inf  # of the motions taken at this cycle (the core's taken_motion_start_s)
         self.clock_watch = ClockWatch(self, "the motion under way stopped where it was")
         self.get_logger().info(
             f"collision filter for NAO {version}: {self.filter.pairs.n_pairs} pairs, "
@@ -270,12 +269,8 @@ class CollisionFilterNode(Node):
         now_s = self._now_s()
         if self.clock_watch.went_back(now_s):
             cycle.restart_clock()
-            self.last_publish_s = self.last_markers_s = self.last_cycle_s = -np.inf
-        # A motion taken now starts at the last cycle, whose command it starts from, as if taken
-        # when it came (a target re-sent every cycle goes on at its speed, whatever the rate of
-        # joint_states); after joint_states stalled, at most MOTION_START_BACK_S ago.
-        self.motion_start_s = max(self.last_cycle_s, now_s - MOTION_START_BACK_S)
-        self.last_cycle_s = now_s
+            self.last_publish_s = self.last_markers_s = -np.inf
+        self.motion_start_s = cycle.taken_motion_start_s(now_s)
         self.cycle_inputs.serve()
         if self.obstacle_input.resolve(now_s, self.filter.obstacles, self.filter.command):
             cycle.wake()  # an obstacle came, went or moved: the command may have to change

@@ -364,10 +364,10 @@ class WalkNode(Node):
         data = self.commands_sub.take_latest()
         # Standing, the whole body commands the same joints cycle after cycle: only the stamp
         # (which the walk does not use) changes, and the same command is not decoded again.
-        if data is not None and after_stamp(data) != self.commands_tail:
+        if data is not None and (tail := after_stamp(data)) != self.commands_tail:
             if merge_joint_state(self, "joint_commands", self.commands_reader, data, inputs.q_commanded,
                                  inputs.commanded_received, self.diagnostics) is not None:
-                self.commands_tail = after_stamp(data)
+                self.commands_tail = tail
         data = self.imu_sub.take_latest()
         if data is not None:
             attitude, gyro = self.imu_reader.read(data)
