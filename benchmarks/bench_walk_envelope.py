@@ -15,7 +15,8 @@ collision filter -> whole-body balancer -> one MuJoCo cycle), standing at StandI
 2. Pushes (``--pushes``): a 0.1 s push at the torso's centre of mass (torso frame) while a
    moveTo(``--goal-m``, 0, 0) at the default gait is running, at 4 phases of a step of the left
    foot (fractions of its planned period; 0 is the start of its double support, the planned
-   swing starts at 0.15; the simulated foot leaves the floor some 60 ms later) toward the swing
+   swing of the default gait's full step starts at 0.2; the simulated foot leaves the floor
+   some 60 ms later) toward the swing
    side (+y), toward the support side (-y) and forward; and standing, sideways and forward.
    Survived or fell; survived, the goal miss by ground truth. Each trial twice: without and with
    balance recovery by stepping (``step_recovery``, ``walk.step_recovery``). The other sections
@@ -51,12 +52,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
 from nao_motion import spatial  # noqa: E402
 from nao_motion.footsteps import Pose2D  # noqa: E402
 from nao_motion.footsteps.footstep import Leg  # noqa: E402
-from nao_motion.footsteps.gait_config import GAIT_PARAMETERS  # noqa: E402
+from nao_motion.footsteps.gait_config import GAIT_PARAMETERS, GaitConfig  # noqa: E402
 from nao_motion.model import NaoModel  # noqa: E402
 from nao_motion.sim.simulator import NaoSimulator, SimulationDiverged  # noqa: E402
 from nao_motion.sim.walking import SimulatedWalk  # noqa: E402
 from nao_motion.walk.controller import WalkState  # noqa: E402
-from nao_motion.walk.step_phase import StepPhases  # noqa: E402
+from nao_motion.walk.step_phase import LARGEST_SWING_X_M, StepPhases  # noqa: E402
 
 # The settable parameters that bound speed, at NAOqi's maxima; Frequency 1 (with MaxStepFrequency
 # 1) is the shortest step, MinStepPeriod. StepHeight and TorsoWx/Wy are not speed limits.
@@ -298,8 +299,10 @@ def print_pushes(model: NaoModel, forces_n: Sequence[float], goal_m: float, time
     print(f"\n== 2. Pushes, {model.version}: {PUSH_DURATION_S:.1f} s at the torso (torso frame), "
           f"moveTo({goal_m:g}, 0, 0) at the default gait running, pushed {PUSH_AFTER_WALK_START_S:.0f} s "
           f"after the walk started")
+    # The default gait's full step forward: its foot swings from MaxStepX behind to MaxStepX ahead.
+    swing_from = StepPhases().double_support_for(2 * GaitConfig().max_step_x_m / LARGEST_SWING_X_M)
     print(f"   phase: fraction of the planned period of a left-foot step (0 = its double support begins, "
-          f"planned swing from {StepPhases().double_support_fraction:.2f}); swing side = +y, support side = -y")
+          f"planned swing from {swing_from:.2f}); swing side = +y, support side = -y")
     print("   each cell: without step recovery (the default) > with it (step_recovery true); "
           "goal miss by ground truth, worst tilt after the push; FELL")
     for recovery in (False, True):

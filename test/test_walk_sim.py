@@ -203,8 +203,9 @@ def test_torso_wx_and_wy_lean_the_torso_in_single_support():
         roll = wx if leg.is_left is False else 0.0
         print(f"\n{leg.value} step: commanded torso (deg) {np.degrees(commanded)}, true {np.degrees(true)}")
         np.testing.assert_allclose(commanded, (roll, wy), atol=math.radians(1.0))
-        # ~2/3 of it (upright: +-1 deg); the left steps roll 1.4 deg of themselves
-        assert true[1] / wy > 0.5 and (true[0] / roll > 0.5 if roll else abs(true[0]) < math.radians(2.0))
+        # ~2/3 of it (upright: +-1 deg); the left steps roll 2.2 deg of themselves (1.4 deg when
+        # every step had 0.15 of double support: these short steps have 0.22, walk.step_phase)
+        assert true[1] / wy > 0.5 and (true[0] / roll > 0.5 if roll else abs(true[0]) < math.radians(2.5))
     true = spatial.rotation_from_quaternion_xyzw(run.state.torso_orientation_xyzw)
     assert math.acos(min(1.0, true[2, 2])) < math.radians(1.5)  # upright when standing again
 

@@ -129,7 +129,7 @@ def test_a_step_added_after_the_walk_ran_out_of_steps_starts_from_rest():
     rest = np.array(CONFIG.rest_point(planner.feet.left, planner.feet.right))
     former_support = np.array(CONFIG.point(first.support, first.support_leg))
     assert np.linalg.norm(rest - former_support) > 0.04
-    back_s = first.end_s + PHASES.double_support_fraction * first.duration_s
+    back_s = first.end_s + PHASES.double_support_share(first) * first.duration_s
     while t < second.start_s:
         planner.advance_to(t)
         fill()
@@ -140,7 +140,7 @@ def test_a_step_added_after_the_walk_ran_out_of_steps_starts_from_rest():
             assert out[0] == pytest.approx(former_support + s * (rest - former_support), abs=1e-9), t
         t += DT_S
     support = np.array(CONFIG.point(second.support, second.support_leg))
-    ds_end_s = second.start_s + PHASES.double_support_fraction * second.duration_s
+    ds_end_s = PHASES.swing_start_s(second)
     planner.advance_to(ds_end_s)
     t = ds_end_s
     fill()

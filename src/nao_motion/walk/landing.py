@@ -44,7 +44,8 @@ class Landing:
         """The next cycle's references; their support is "Legs" once the foot is down."""
         sole = self.soles[self.swing]
         sole[2, 3] = max(self.floor_z_m, sole[2, 3] - LANDING_SPEED_MPS * dt_s)
-        if sole[2, 3] <= self.floor_z_m + LANDED_M:
+        if sole[2, 3] <= self.floor_z_m + LANDED_M:  # on it: held on the floor, not this close above it
+            sole[2, 3] = self.floor_z_m
             self.support = "Legs"
         return WalkReference(self.com_world_m.copy(), self.soles[0].copy(), self.soles[1].copy(), self.support,
                              self.torso_tilt_rad)

@@ -6,17 +6,26 @@ foot swings (single support on the other foot) and touches down at end_s, which 
 next step's double support begins (NAOqi: "one cycle is a phase of double leg support followed
 by a phase of single leg support").
 
-Why 0.15 of the step period by default: at NAOqi's shortest period (0.42 s) that is 63 ms of
-double support for a lateral ZMP transfer of about FootSeparation (0.1 m), which the cart-table
-still follows within a few millimetres, and it leaves 0.357 s of swing. The swing is what
-limits the fast gait: lifting the foot StepHeight (2 cm) from StandInit's nearly straight leg
-folds the swing knee by ~0.46 rad, and over the 0.315 s swing that 0.25 left, the knee needed
-6.1 rad/s, 95 % of its motor's no-load speed (where a DC motor has no torque left). The
-balancer then met its joint speed limits, and the simulated NAO fell within a metre at the
-default gait; the longer swing lowers every swing-leg speed by 12 % and, with the balancer
-keeping the centre of mass first (``BalancerConfig.foot_weight``) and the walk stabiliser,
-walks every test gait. A still shorter transfer asks for large CoM jerks (the ZMP nearly jumps
-between the feet).
+How long the double support is depends on how far the swinging foot goes
+(``double_support_share``): 0.15 of the period for NAOqi's largest step, up to 0.25 for a step
+in place, linearly in between. The two limits pull the other way:
+
+* The largest steps need the swing. At NAOqi's shortest period (0.42 s) 0.15 leaves 0.357 s of
+  swing, and 63 ms of double support for a lateral ZMP transfer of about FootSeparation (0.1 m),
+  which the cart-table still follows within a few millimetres. Lifting the foot StepHeight (2 cm)
+  from StandInit's nearly straight leg folds the swing knee by ~0.46 rad; with 0.2 of the period
+  for every step (0.336 s of swing), the simulated NAO fell walking forward at MaxStepX 0.08 and
+  turning at MaxStepTheta 0.524 (``bench_walk_envelope --envelope``, V5 and V6).
+* Short steps need the double support: the robot's weight comes onto the new support foot
+  later than the cart-table's ZMP. Measured on the simulated NAO walking forward at the default
+  gait, the foot about to swing still carried 91-98 % of the robot (its FSRs) at the end of a
+  0.15 double support; it was lifted from under the robot, which then rolled onto the other
+  foot. A robot whose servos give more under load (70 % of the model's) did not lift it at all
+  on short steps: its sideways closing steps went the wrong way, and a 0.4 m moveTo ended 5 cm
+  to the side. A step in place needs little swing, so it gets the longer double support.
+
+A still shorter transfer than 0.15 asks for large CoM jerks (the ZMP nearly jumps between the
+feet).
 """
 
 from __future__ import annotations
@@ -24,25 +33,54 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..footsteps.footstep import Footstep
+from ..footsteps.gait_config import GAIT_PARAMETERS
 
-__all__ = ["StepPhases"]
+__all__ = ["StepPhases", "swing_size"]
+
+# How far the swinging foot goes in NAOqi's largest step (the gait parameters' upper bounds), in
+# the frame of where it lifts off: from MaxStepX behind the support foot to MaxStepX ahead of it;
+# sideways from FootSeparation to MaxStepY; turned by MaxStepTheta.
+LARGEST_SWING_X_M = 2 * GAIT_PARAMETERS["MaxStepX"].maximum
+LARGEST_SWING_Y_M = GAIT_PARAMETERS["MaxStepY"].maximum - GAIT_PARAMETERS["FootSeparation"].default
+LARGEST_SWING_THETA_RAD = GAIT_PARAMETERS["MaxStepTheta"].maximum
+
+
+def swing_size(step: Footstep) -> float:
+    """How far the step's swinging foot goes, of the largest step's (0..1): its largest motion
+    (forward, sideways, turning) in the frame of where it lifts off, against the same motion in
+    the largest step."""
+    swing = step.target.relative_to(step.origin)
+    return min(1.0, max(abs(swing.x) / LARGEST_SWING_X_M, abs(swing.y) / LARGEST_SWING_Y_M,
+                        abs(swing.theta) / LARGEST_SWING_THETA_RAD))
 
 
 @dataclass(frozen=True)
 class StepPhases:
-    """Split of every step into double support (first) and swing (the rest)."""
+    """Split of every step into double support (first) and swing (the rest): of the period,
+    ``double_support_fraction`` for the largest step, ``small_step_double_support_fraction``
+    for a step in place (module docstring)."""
 
     double_support_fraction: float = 0.15
+    small_step_double_support_fraction: float = 0.25
 
     def __post_init__(self) -> None:
-        if not (0.05 <= self.double_support_fraction <= 0.6):
-            raise ValueError(
-                f"double_support_fraction must be in [0.05, 0.6], got {self.double_support_fraction!r}"
-            )
+        for name in ("double_support_fraction", "small_step_double_support_fraction"):
+            if not (0.05 <= getattr(self, name) <= 0.6):
+                raise ValueError(f"{name} must be in [0.05, 0.6], got {getattr(self, name)!r}")
+
+    def double_support_share(self, step: Footstep) -> float:
+        """The step's double support, a fraction of its period (``double_support_for`` its
+        ``swing_size``)."""
+        return self.double_support_for(swing_size(step))
+
+    def double_support_for(self, size: float) -> float:
+        """The double support of a step whose swing is ``size`` of the largest one's (0..1)."""
+        small, large = self.small_step_double_support_fraction, self.double_support_fraction
+        return small + (large - small) * min(1.0, max(0.0, size))
 
     def swing_start_s(self, step: Footstep) -> float:
         """Lift-off time: the end of the step's double support."""
-        return step.start_s + self.double_support_fraction * (step.end_s - step.start_s)
+        return step.start_s + self.double_support_share(step) * (step.end_s - step.start_s)
 
     def swing_phase(self, step: Footstep, t_s: float) -> float:
         """0 until lift-off, then rising linearly to 1 at touch-down (clamped)."""

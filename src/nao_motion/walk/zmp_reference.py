@@ -123,7 +123,7 @@ class ZmpReference:
         n += 1
         for step in steps[:in_window]:
             support = cfg.point(step.support, step.support_leg)
-            self._set_knot(n, step.start_s + self.phases.double_support_fraction * step.duration_s, support)
+            self._set_knot(n, self.phases.swing_start_s(step), support)
             self._set_knot(n + 1, step.end_s, support)
             n += 2
         if in_window == len(steps):
@@ -151,7 +151,7 @@ class ZmpReference:
 
     def _final_knot_s(self, last: Footstep) -> float:
         """When the ZMP is back at rest after the last step: one double support after it."""
-        return last.end_s + self.phases.double_support_fraction * last.duration_s
+        return last.end_s + self.phases.double_support_share(last) * last.duration_s
 
     def _set_knot(self, i: int, t_s: float, xy_m: tuple[float, float]) -> None:
         self._knot_t[i] = t_s
