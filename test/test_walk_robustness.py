@@ -39,9 +39,9 @@ ROBOTS = {
                                                   imu_attitude_rad=math.radians(0.3), seed=1)),
 }
 GOALS = {"0.4 m forward": Pose2D(0.4, 0.0, 0.0), "turn 0.8 rad": Pose2D(0.0, 0.0, 0.8)}
-# Known misses (not hidden by a looser bound), marked strict: none now. 70 % servos used to drift ~5 cm
-# sideways on moveTo's closing steps, whose swing foot lifted while it still carried the robot
-# (walk.step_phase: small steps get the longer double support).
+# Known misses (not hidden by a looser bound), marked strict: none now. 70 % servos drifted ~5 cm
+# sideways on moveTo's closing steps while every step had 0.15 of double support: its swinging
+# foot was off the floor for only part of its swing (walk.step_phase).
 KNOWN_MISSES: dict[tuple[str, str], str] = {}
 PLAN_ALONE = MoveToCorrectionConfig(max_corrections=0)
 CASES = [pytest.param(robot, goal, marks=[pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[(robot, goal)])]

@@ -8,7 +8,8 @@ by a phase of single leg support").
 
 How long the double support is depends on how far the swinging foot goes
 (``double_support_share``): 0.15 of the period for NAOqi's largest step, up to 0.25 for a step
-in place, linearly in between. The two limits pull the other way:
+in place, linearly in between (0.2 for the default gait's full step forward). The two limits
+pull the other way:
 
 * The largest steps need the swing. At NAOqi's shortest period (0.42 s) 0.15 leaves 0.357 s of
   swing, and 63 ms of double support for a lateral ZMP transfer of about FootSeparation (0.1 m),
@@ -16,13 +17,13 @@ in place, linearly in between. The two limits pull the other way:
   from StandInit's nearly straight leg folds the swing knee by ~0.46 rad; with 0.2 of the period
   for every step (0.336 s of swing), the simulated NAO fell walking forward at MaxStepX 0.08 and
   turning at MaxStepTheta 0.524 (``bench_walk_envelope --envelope``, V5 and V6).
-* Short steps need the double support: the robot's weight comes onto the new support foot
-  later than the cart-table's ZMP. Measured on the simulated NAO walking forward at the default
-  gait, the foot about to swing still carried 91-98 % of the robot (its FSRs) at the end of a
-  0.15 double support; it was lifted from under the robot, which then rolled onto the other
-  foot. A robot whose servos give more under load (70 % of the model's) did not lift it at all
-  on short steps: its sideways closing steps went the wrong way, and a 0.4 m moveTo ended 5 cm
-  to the side. A step in place needs little swing, so it gets the longer double support.
+* A robot whose servos give more under load than the model's needs the double support. The
+  robot's weight comes onto the new support foot late (on the simulated NAO the foot about to
+  swing still carries over 90 % of it at lift-off, nominal or weak, 0.15 or 0.2), and with 70 %
+  of the model's servo strength and 0.15 for every step, the swinging foot was off the floor only
+  100-230 ms of its 357 ms swing on a 0.3 m walk (nominal: 250-270 ms); its short sideways steps
+  went the wrong way and a 0.4 m moveTo ended 5 cm to the side. With the default gait's 0.2 that
+  foot is off the floor 190-230 ms of 335 ms, and the moveTo ends 2 cm off.
 
 A still shorter transfer than 0.15 asks for large CoM jerks (the ZMP nearly jumps between the
 feet).
