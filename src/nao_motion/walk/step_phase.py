@@ -31,6 +31,7 @@ feet).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ..footsteps.footstep import Footstep
@@ -50,9 +51,13 @@ def swing_size(step: Footstep) -> float:
     """How far the step's swinging foot goes, of the largest step's (0..1): its largest motion
     (forward, sideways, turning) in the frame of where it lifts off, against the same motion in
     the largest step."""
-    swing = step.target.relative_to(step.origin)
-    return min(1.0, max(abs(swing.x) / LARGEST_SWING_X_M, abs(swing.y) / LARGEST_SWING_Y_M,
-                        abs(swing.theta) / LARGEST_SWING_THETA_RAD))
+    origin, target = step.origin, step.target
+    # target.relative_to(origin), without the Pose2D: it runs several times a cycle
+    dx, dy = target.x - origin.x, target.y - origin.y
+    cos, sin = math.cos(origin.theta), math.sin(origin.theta)
+    size = max(abs(cos * dx + sin * dy) / LARGEST_SWING_X_M, abs(cos * dy - sin * dx) / LARGEST_SWING_Y_M,
+               abs(target.theta - origin.theta) / LARGEST_SWING_THETA_RAD)
+    return size if size < 1.0 else 1.0
 
 
 @dataclass(frozen=True)
@@ -75,9 +80,9 @@ class StepPhases:
         return self.double_support_for(swing_size(step))
 
     def double_support_for(self, size: float) -> float:
-        """The double support of a step whose swing is ``size`` of the largest one's (0..1)."""
-        small, large = self.small_step_double_support_fraction, self.double_support_fraction
-        return small + (large - small) * min(1.0, max(0.0, size))
+        """The double support of a step whose swing is ``size`` (0..1) of the largest one's."""
+        small = self.small_step_double_support_fraction
+        return small + (self.double_support_fraction - small) * size
 
     def swing_start_s(self, step: Footstep) -> float:
         """Lift-off time: the end of the step's double support."""
