@@ -15,8 +15,9 @@ pull the other way:
   swing, and 63 ms of double support for a lateral ZMP transfer of about FootSeparation (0.1 m),
   which the cart-table still follows within a few millimetres. Lifting the foot StepHeight (2 cm)
   from StandInit's nearly straight leg folds the swing knee by ~0.46 rad; with 0.2 of the period
-  for every step (0.336 s of swing), the simulated NAO fell walking forward at MaxStepX 0.08 and
-  turning at MaxStepTheta 0.524 (``bench_walk_envelope --envelope``, V5 and V6).
+  for every step (0.336 s of swing), the simulated NAO fell walking forward at MaxStepX 0.08 (V5
+  and V6) and turning at MaxStepTheta 0.524 (V5; the V6 turned at 54 % of the speed asked),
+  ``bench_walk_envelope --envelope``.
 * A robot whose servos give more under load than the model's needs the double support. The
   robot's weight comes onto the new support foot late (on the simulated NAO the foot about to
   swing still carries over 90 % of it at lift-off, nominal or weak, 0.15 or 0.2), and with 70 %

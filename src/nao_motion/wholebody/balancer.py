@@ -125,7 +125,7 @@ class BalancerConfig:
     # The walk's swing foot yields to the COM: when a swing leg meets its joint speed limit (a
     # fast step), an equal weight made the QP give up as much COM as foot tracking, and the
     # COM's cycle-to-cycle jitter put the multibody ZMP up to 66 mm off the plan (RMS 17 mm in
-    # single support, 0.42 s steps, 0.25 double support; 39 mm / 8 mm with the 0.15 now used);
+    # single support, 0.42 s steps, 0.25 double support; 39 mm / 8 mm with 0.15, the largest steps' now);
     # at 1/10 of the COM's weight it is 19 mm (RMS 3 mm), the foot catches up once the limit
     # lets go, and it still dominates the torso's wish (1/100 left the swing foot millimetres
     # short of a static target against the torso's).
