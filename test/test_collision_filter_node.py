@@ -433,7 +433,7 @@ def test_a_target_sent_again_every_cycle_moves_the_joint_at_its_speed(running):
         stamps_s = np.array(robot.command_stamps[since:])
     assert head_commands[-1] == pytest.approx(goal, abs=1e-6)  # reached while the targets still came
     assert np.all(np.diff(head_commands) <= 1e-9)
-    # Never faster than its speed (the stamps are read at publishing: up to a ms off the cycle's time).
+    # Never faster than its speed (the commands are stamped with their cycle's time; 2 ms of slack).
     assert np.all(-np.diff(head_commands) <= speed_radps * (np.diff(stamps_s) + 0.002))
     since = robot.count()
     send_targets(robot, ["HeadYaw"], [start], [2.0])

@@ -297,9 +297,11 @@ class CollisionFilterNode(Node):
 
     def _publish(self, result, now_s: float) -> None:
         self.last_publish_s = now_s
-        stamp = self.get_clock().now().to_msg()
+        # Stamped with the cycle's time, the time its motion step was computed for: the clock read
+        # again at publishing put a late cycle's command closer to the next one than its step.
+        ns = round(now_s * 1e9)
         self.command_image.set_floats(result.q)
-        self.command_image.set_stamp(stamp.sec, stamp.nanosec)
+        self.command_image.set_stamp(ns // 1_000_000_000, ns % 1_000_000_000)
         self.command_image.publish(self.command_pub)
         self.distance_image.set_floats(result.closest_distance_m)
         self.distance_image.publish(self.distance_pub)
