@@ -81,7 +81,7 @@ from ..collision.reference import YIELDING_TARGETS_FRAME, parse_trajectory, targ
 from ..joint_input import MAX_COMMAND_POSITION_RAD, JointInputError, parse_joint_values, parse_stiffness
 from ..model import NaoModel
 from ..qp import clearance
-from ..ros.conversions import stamp_seconds
+from ..ros.conversions import stamp_parts, stamp_seconds
 from ..ros.cdr import JointStateReader, MessageImage, frame_id_of
 from ..ros.obstacle_input import ObstacleInput
 from ..ros.parameters import NAO_VERSION, ParameterSpec, declare_startup
@@ -299,9 +299,8 @@ class CollisionFilterNode(Node):
         self.last_publish_s = now_s
         # Stamped with the cycle's time, the time its motion step was computed for: the clock read
         # again at publishing put a late cycle's command closer to the next one than its step.
-        ns = round(now_s * 1e9)
         self.command_image.set_floats(result.q)
-        self.command_image.set_stamp(ns // 1_000_000_000, ns % 1_000_000_000)
+        self.command_image.set_stamp(*stamp_parts(now_s))
         self.command_image.publish(self.command_pub)
         self.distance_image.set_floats(result.closest_distance_m)
         self.distance_image.publish(self.distance_pub)

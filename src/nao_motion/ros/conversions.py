@@ -44,10 +44,16 @@ def transform_stamped(parent: str, child: str, t: np.ndarray, stamp: Time) -> Tr
     return msg
 
 
+def stamp_parts(t_s: float) -> tuple[int, int]:
+    """(sec, nanosec) of a time in seconds (a clock's or a simulation's), as a stamp carries it."""
+    ns = int(round(t_s * 1e9))
+    return ns // 1_000_000_000, ns % 1_000_000_000
+
+
 def time_msg(t_s: float) -> Time:
     """builtin_interfaces/Time of a time in seconds (a clock's or a simulation's)."""
-    ns = int(round(t_s * 1e9))
-    return Time(sec=ns // 1_000_000_000, nanosec=ns % 1_000_000_000)
+    sec, nanosec = stamp_parts(t_s)
+    return Time(sec=sec, nanosec=nanosec)
 
 
 def stamp_seconds(stamp: Time) -> float:
