@@ -39,7 +39,7 @@ def test_a_plan_from_standing_starts_one_preview_after_the_command():
     assert planner.current_step() is steps[0]
 
 
-def test_a_plan_held_for_the_walks_initialization_movement_keeps_its_start_a_preview_ahead():
+def test_a_plan_held_for_the_walk_keeps_its_start_a_preview_ahead():
     planner = FootstepPlanner(now_s=3.0)
     planner.move(0.05, 0.0, 0.0)
     planned = planner.steps()
@@ -54,10 +54,14 @@ def test_a_plan_held_for_the_walks_initialization_movement_keeps_its_start_a_pre
     assert all(b.start_s == pytest.approx(a.end_s) for a, b in zip(steps, steps[1:]))
     assert planner.unchangeable_steps() == () and planner.get_robot_position() == Pose2D(0.0, 0.0, 0.0)
     planner.advance(0.5)  # released: the plan runs from where it was held
-    planner.advance_to(steps[0].start_s)
+    planner.advance_to(steps[0].start_s + 0.1)
     assert planner.current_step() is steps[0]
-    planner.hold_start()  # a plan that has started is not held
-    assert planner.current_step() is steps[0]
+    # Held again once its first step has begun on the planner's clock (the walk has not taken
+    # it: the plan reached it too late): the step moves back a preview ahead.
+    planner.hold_start()
+    assert planner.current_step() is None
+    assert planner.steps()[0].start_s == pytest.approx(planner.now_s + planner.preview_s)
+    assert planner.get_robot_position() == Pose2D(0.0, 0.0, 0.0)
 
 
 @pytest.mark.parametrize("preview_s, count", [(0.0, 0), (0.8, 2), (2.0, 5)])

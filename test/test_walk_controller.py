@@ -73,7 +73,7 @@ class PerfectRobot:
         if out.kill_move:
             self.kills += 1
             planner.kill_move()
-        if out.state is WalkState.INITIALIZING:  # the planner node hears walk/initializing
+        if out.state.holds_start:  # the planner node hears walk/hold_start
             planner.hold_start()
         if out.move_init:
             self.move_inits += 1
@@ -251,6 +251,72 @@ def test_kill_move_in_double_support_ends_the_walk_on_that_cycle():
     robot.planner.kill_move()
     out = robot.cycle()
     assert out.ended and out.state is WalkState.IDLE and out.reference is None
+
+
+def held_soles(robot: PerfectRobot) -> list[np.ndarray]:
+    """Where the perfect balancer holds the soles now (wb_world positions)."""
+    return [(robot.inputs.torso_world @ FK.pose(STATE, sole))[:3, 3] for sole in ("l_sole", "r_sole")]
+
+
+@pytest.mark.parametrize("late_s", [0.5, 1.0])
+def test_a_plan_that_reaches_the_walk_too_late_to_start_is_held_then_walked_without_a_jump(late_s):
+    """The plan came 0.5 s (first step 0.3 s ahead) or 1 s (its first step has begun) after it
+    was made: the walk waits, the planner moves the start a preview ahead, and the walk starts
+    from the feet where they are."""
+    robot = PerfectRobot()
+    robot.run(0.1)
+    robot.planner.move_to(0.2, 0.0, 0.0)
+    robot.time_s += late_s  # the walk's cycles stalled meanwhile
+    robot.planner.advance_to(robot.time_s)
+    out = robot.cycle()
+    assert out.state is WalkState.WAITING and out.active_changed and out.reference is None and not out.kill_move
+    assert "waiting for the planner to postpone it" in out.reason
+    assert robot.controller.state.holds_start
+    first = robot.planner.steps()[0]
+    assert first.start_s - robot.time_s == pytest.approx(robot.planner.preview_s - DT_S)  # held
+    soles = held_soles(robot)
+    out = robot.cycle()
+    assert out.started and out.state is WalkState.WALKING
+    for sole, held in zip((out.reference.left_sole_world, out.reference.right_sole_world), soles):
+        np.testing.assert_allclose(sole[:3, 3], held, atol=2e-3)
+    robot.walk_to_the_end()
+    assert robot.planner.get_robot_position().x == pytest.approx(0.2, abs=0.01) and robot.kills == 0
+
+
+def test_a_held_plan_the_planner_does_not_postpone_is_refused():
+    robot = PerfectRobot()
+    robot.planner.move_to(0.2, 0.0, 0.0)
+    robot.time_s += 0.5
+    robot.planner.advance_to(robot.time_s)
+    robot.planner.hold_start = lambda: None  # a planner that does not hear walk/hold_start
+    out = robot.cycle()
+    while out.state is WalkState.WAITING:
+        assert robot.time_s < 2.0
+        out = robot.cycle()
+    assert out.kill_move and out.ended and out.state is WalkState.IDLE and robot.kills == 1
+    assert "did not postpone the plan's start within 1.0 s" in out.reason
+
+
+def test_a_plan_that_moves_the_step_in_progress_stops_the_walk_and_sets_the_foot_down():
+    """The planner keeps the step in progress in every plan; one that moves it (a hold heard
+    after the walk started) must not make the swing foot jump back."""
+    robot = PerfectRobot()
+    robot.planner.move_to(0.3, 0.0, 0.0)
+    robot.run(1.5)
+    swing = robot.controller.step_in_progress
+    assert swing is not None and robot.states[-1] is WalkState.WALKING
+    last = robot.controller.outputs.reference
+    swing_sole = (last.left_sole_world if swing.leg is Leg.LEFT else last.right_sole_world).copy()
+    robot.planner.hold_start()  # the step in progress moved a preview ahead
+    assert robot.planner.steps()[0].start_s > robot.time_s
+    out = robot.cycle()
+    assert out.kill_move and "moved the step in progress" in out.reason and out.state is WalkState.LANDING
+    assert robot.kills == 1 and not robot.planner.steps()
+    sole = out.reference.left_sole_world if swing.leg is Leg.LEFT else out.reference.right_sole_world
+    np.testing.assert_allclose(sole[:2, 3], swing_sole[:2, 3], atol=1e-12)  # straight down, no jump
+    while out.state is WalkState.LANDING:
+        out = robot.cycle()
+    assert out.ended and out.state is WalkState.IDLE
 
 
 def test_the_protections_can_be_switched_off():

@@ -63,8 +63,10 @@ class Robot(SpinningProbe):
         self.q = STAND_INIT.copy()
         self.torso = START_TORSO.copy()
         self.fsr_n = WEIGHT_N / 8.0  # per sensor, 8 sensors
+        self.states_paused = False  # joint_states withheld: the walk's cycle stalls
         self.com_refs, self.feet_refs, self.supports, self.active, self.odom = [], [], [], [], []
         self.plans, self.logs, self.diagnostics, self.tf, self.targets = [], [], [], [], []
+        self.holds = []
         self.states_stamps = set()
         self.states_pub = node.create_publisher(JointState, "joint_states", CYCLE_QOS)
         self.torso_pub = node.create_publisher(PoseStamped, "whole_body/torso_pose", CYCLE_QOS)
@@ -78,6 +80,7 @@ class Robot(SpinningProbe):
         node.create_subscription(String, "whole_body/support", self._stamped(self.supports), CYCLE_QOS)
         node.create_subscription(Bool, "walk/active", self._stamped(self.active), LATCHED_QOS)
         node.create_subscription(Odometry, "odom", self._stamped(self.odom), 10)
+        node.create_subscription(Bool, "walk/hold_start", self._stamped(self.holds), LATCHED_QOS)
         node.create_subscription(TFMessage, "/tf", self._stamped(self.tf), TF_QOS)
         node.create_subscription(JointState, "joint_targets", self._stamped(self.targets), CYCLE_QOS)
         # Every plan, not only the newest: a walk the protections refuse is planned and killed
@@ -126,12 +129,13 @@ class Robot(SpinningProbe):
     def publish(self):
         stamp = self.node.get_clock().now().to_msg()
         with self.cond:
-            q, torso, fsr = self.q.copy(), self.torso.copy(), self.fsr_n
-        states = JointState(name=list(MODEL.joint_names), position=q.tolist())
-        states.header.stamp = stamp
-        with self.cond:
-            self.states_stamps.add((stamp.sec, stamp.nanosec))
-        self.states_pub.publish(states)
+            q, torso, fsr, paused = self.q.copy(), self.torso.copy(), self.fsr_n, self.states_paused
+        if not paused:
+            states = JointState(name=list(MODEL.joint_names), position=q.tolist())
+            states.header.stamp = stamp
+            with self.cond:
+                self.states_stamps.add((stamp.sec, stamp.nanosec))
+            self.states_pub.publish(states)
         pose = PoseStamped()
         pose.header.frame_id, pose.header.stamp = "wb_world", stamp
         pose.pose.position.x, pose.pose.position.y, pose.pose.position.z = torso[:3, 3].tolist()
@@ -316,6 +320,39 @@ def test_walk_executes_a_goal(running):
     held = [m for t, m in swing if t_user + 0.1 < t < t_user + 0.9]
     assert held and all(list(m.name) == ["RShoulderPitch"] for m in held)
     assert any("LShoulderPitch" in m.name for t, m in swing if t < t_user)
+
+
+def test_a_plan_that_reaches_the_walk_after_its_first_step_began_is_held_and_walked_from_the_feet(running):
+    """The walk's cycle stalls (no joint_states) for 1.2 s after a goal: on its next cycle the
+    plan's first step began 0.4 s ago. The walk waits and says walk/hold_start, the planner moves
+    the plan's start a preview ahead, and the walk starts from the feet where the balancer holds
+    them (started at once, the swing foot jumped to mid-swing)."""
+    robot = running
+    robot.idle()
+    with robot.cond:
+        start_torso = robot.torso.copy()
+        robot.states_paused = True
+    t0 = robot.goal(odom_pose(robot.since(robot.odom, 0.0)[-1])[0] + 0.1, 0.0, 0.0)
+    try:
+        assert robot.wait(lambda: any(p.steps for p in robot.since(robot.plans, t0)), 5.0), "no plan for the goal"
+        first = next(p for p in robot.since(robot.plans, t0) if p.steps).steps[0]
+        time.sleep(1.2)
+    finally:
+        with robot.cond:
+            robot.states_paused = False
+    t_resume = time.monotonic()
+    assert robot.wait(lambda: robot.is_active(), 5.0), "walk/active did not turn true"
+    assert robot.wait(lambda: any(m.data for m in robot.since(robot.holds, t_resume)), 5.0), "no walk/hold_start"
+    assert robot.wait(lambda: robot.since(robot.feet_refs, t0), 5.0), "the walk did not start"
+    held = next(p for p in robot.since(robot.plans, t_resume) if p.steps and p.steps[0].start_s > first.start_s + 1.0)
+    assert held.steps[0].start_s - held.time_s == pytest.approx(0.8, abs=0.05)  # a preview ahead of the planner
+    first_refs = robot.since(robot.feet_refs, t0)[0].poses
+    for pose, sole in zip(first_refs, ("l_sole", "r_sole")):
+        expected = start_torso @ FK.pose(STATE, sole)
+        np.testing.assert_allclose([pose.position.x, pose.position.y, pose.position.z], expected[:3, 3], atol=2e-3)
+    assert robot.wait(lambda: not robot.is_active(), 15.0), "the walk did not end"
+    assert robot.holds[-1][1].data is False
+    assert not any("killMove" in text for text in robot.since(robot.logs, t0)), robot.since(robot.logs, t0)
 
 
 def test_foot_contact_protection_refuses_the_walk(running):

@@ -303,9 +303,10 @@ class FootstepPlanner:
         self._set_mode(WalkMode.STOPPING)
 
     def hold_start(self) -> None:
-        """The walk is not ready for the plan yet (its initialization movement, NAOqi: "the robot
-        first performs an initialization movement"): a plan that has not started keeps its first
-        step one preview window ahead. Called every cycle while the walk says so."""
+        """The walk has not started the plan and cannot yet (its initialization movement, NAOqi:
+        "the robot first performs an initialization movement"; or the plan reached it too late
+        for its first step): the plan's first step is kept one preview window ahead, moved back
+        there if it has begun on this clock. Called every cycle while the walk says so."""
         self._queue.postpone_start(self._queue.now_s + self._queue.preview_s)
 
     def kill_move(self) -> None:

@@ -105,9 +105,9 @@ class StepQueue:
         self._steps.extend(new_steps)
 
     def postpone_start(self, start_s: float) -> None:
-        """A plan that has not started yet starts at ``start_s`` instead (every step shifted by
-        as much), if that is later; a plan under way is left as it is."""
-        if not self._steps or self._steps[0].start_s <= self._feet.time_s + _TIME_EPS_S:
+        """The plan starts at ``start_s`` instead (every step shifted by as much), if that is
+        later: also when its first step has begun on this clock, for the walk has not taken it."""
+        if not self._steps:
             return
         shift_s = start_s - self._steps[0].start_s
         if shift_s > 0.0:

@@ -32,7 +32,7 @@ first read it. Plans, user commands, stiffness and services are ordinary callbac
 | pub | `odom` | nav_msgs/Odometry | base_footprint in ``odom`` (x, y, yaw; twist in ``base_footprint``), sensed: support-foot kinematics of `joint_states`, the `imu` attitude, the support from `fsr/*` (``walk.leg_odometry``) |
 | pub | `/tf` | tf2_msgs/TFMessage | ``odom -> base_footprint`` (the kinematics node publishes base_footprint -> base_link) |
 | pub | `walk/active` | std_msgs/Bool (transient local) | moveIsActive: on every change and at 1 Hz |
-| pub | `walk/initializing` | std_msgs/Bool (transient local) | true while the walk performs its initialization movement (steps planned, the posture not walk-ready): the footstep planner holds the plan's start meanwhile; on every change |
+| pub | `walk/hold_start` | std_msgs/Bool (transient local) | true while the walk has steps planned but cannot start them yet: its initialization movement (the posture not walk-ready), or a plan whose first step starts less than 0.5 s ahead (it came late); the footstep planner keeps the plan's start a preview window ahead meanwhile; on every change |
 | pub | `joint_targets` | sensor_msgs/JointState | arm swing (L/RShoulderPitch only, `header.frame_id` ``walk_arm_swing``) and moveInit's posture (``walk_move_init``, at 0.3 x each joint's maximum speed), sent by moveInit and by a walk that starts from a posture that is not walk-ready (the initialization movement) |
 | pub | `walk/markers` | visualization_msgs/MarkerArray | at most 10 Hz while walking and subscribed, ``odom``: planned ZMP, planned CoM, the planned CoM's path |
 | pub | `/diagnostics` | diagnostic_msgs/DiagnosticArray | 1 Hz: cycle time, state, last reason, steps, foot forces, leg stiffness, CoM feedback error; WARN without `joint_states` |
@@ -241,7 +241,7 @@ class WalkNode(Node):
         self.com_measured_pub = self.create_publisher(PointStamped, "walk/com_measured", CYCLE_QOS)
         self.odom_pub = self.create_publisher(Odometry, "odom", 10)
         self.active_pub = self.create_publisher(Bool, "walk/active", LATCHED_QOS)
-        self.initializing_pub = self.create_publisher(Bool, "walk/initializing", LATCHED_QOS)
+        self.hold_start_pub = self.create_publisher(Bool, "walk/hold_start", LATCHED_QOS)
         self.targets_pub = self.create_publisher(JointState, "joint_targets", CYCLE_QOS)
         self.marker_pub = self.create_publisher(MarkerArray, "walk/markers", 10)
         self.tf = TfPublisher(self)
@@ -305,7 +305,7 @@ class WalkNode(Node):
         self.last_markers_s = -math.inf
         self.active_msg = Bool(data=False)
         self.last_active_s = -math.inf
-        self.initializing_msg = Bool(data=False)
+        self.hold_start_msg = Bool(data=False)
 
         self.last_out: WalkOutputs | None = None  # of the latest cycle, for the diagnostics
         self.diagnostics = CycleDiagnostics(self, "walk", self.model.cycle_time_s, self._diagnose,
@@ -313,7 +313,7 @@ class WalkNode(Node):
         self.diagnostics.set_status(DiagnosticStatus.WARN, "waiting for joint_states")
         self.create_timer(WATCHDOG_PERIOD_S, self.on_watchdog)
         self._publish_active(-math.inf)  # latched: moveIsActive is answered before the first cycle
-        self.initializing_pub.publish(self.initializing_msg)
+        self.hold_start_pub.publish(self.hold_start_msg)
         self.get_logger().info(f"walk for NAO {version}: CoM height {c.walk_config.com_height_m:.4f} m "
                                f"({WALK_POSTURE}), preview {c.walk_config.preview.preview_s} s, cycle on "
                                f"joint_states")
@@ -519,9 +519,9 @@ class WalkNode(Node):
             self.init_msg.header.stamp = stamp
             self.targets_pub.publish(self.init_msg)
             self.get_logger().info(f"initialization movement: {out.reason}")
-        if (out.state is WalkState.INITIALIZING) != self.initializing_msg.data:
-            self.initializing_msg.data = out.state is WalkState.INITIALIZING
-            self.initializing_pub.publish(self.initializing_msg)
+        if out.state.holds_start != self.hold_start_msg.data:
+            self.hold_start_msg.data = out.state.holds_start
+            self.hold_start_pub.publish(self.hold_start_msg)
         if out.started:
             self.trail.clear()
             self.support_sent_s = -math.inf  # a walk's first reference carries its support

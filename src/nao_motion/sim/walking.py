@@ -9,9 +9,9 @@ filter node parses them, for ``CollisionFilterCycle`` (the collision filter node
 the avoidance; a motion starts from the whole body's command where the walk moved a joint),
 whose command of the cycle (the targets of the cycle before sampled) goes to
 ``WholeBodyCycle.cycle`` (the whole-body node's core: balancer + ankle damping) -> one physics
-cycle. A killMove the controller asks for is the planner's ``kill_move``; while it performs its
-initialization movement the planner holds the plan (``hold_start``, as the planner node on
-``walk/initializing``). The balancer is disabled, as the suite starts it (wbEnable(False): pass-
+cycle. A killMove the controller asks for is the planner's ``kill_move``; while it cannot start
+the plan yet (its initialization movement, a plan that came too late) the planner holds the
+plan (``hold_start``, as the planner node on ``walk/hold_start``). The balancer is disabled, as the suite starts it (wbEnable(False): pass-
 through while not walking), unless ``balancer_enabled``.
 
 What the controller reads is what the walk node receives: the simulated joint positions, IMU
@@ -55,7 +55,7 @@ from ..collision.reference import parse_targets
 from ..footsteps import FootstepPlanner, FootstepPlannerCycle, Pose2D
 from ..model import NaoModel
 from ..walk import ARM_SWING_JOINTS
-from ..walk.controller import WalkController, WalkInputs, WalkOutputs, WalkState, walk_plan
+from ..walk.controller import WalkController, WalkInputs, WalkOutputs, walk_plan
 from ..wholebody.balancer import BalancerResult, WholeBodySettings
 from ..wholebody.cycle import WholeBodyCycle
 from ..wholebody.reference_queue import DEFAULT_REFERENCE_TIMEOUT_S, WalkReferenceQueue
@@ -180,7 +180,7 @@ class SimulatedWalk:
         self._odometry_s = t
         if out.kill_move:
             self.planner_cycle.kill_move()
-        if out.state is WalkState.INITIALIZING:
+        if out.state.holds_start:
             self.planner.hold_start()
         # The walk node's joint_targets, as the collision filter node takes them: from the robot's
         # command (the whole body's, last cycle's) where the walk moved a joint.

@@ -10,10 +10,13 @@ other nodes said last (``WalkInputs``):
   reference and slower than ``SETTLED_MPS``, or ``MAX_SETTLE_S`` after the last step) -> IDLE;
   from IDLE, steps planned while the posture is not walk-ready (``walk_ready``: the CoM at the
   walk's height) -> INITIALIZING (moveInit's targets sent, ``move_init``; the planner holds the
-  plan) -> WALKING once it is, or refused (killMove) after ``move_init_timeout_s``;
-  killMove (the planner dropped steps before they ended on its clock) is abrupt: no settling,
-  WALKING -> LANDING (a foot in the air set straight down, ``walk.landing``) -> IDLE, or IDLE
-  at once in double support;
+  plan) -> WALKING once it is, or refused (killMove) after ``move_init_timeout_s``; a plan
+  whose first step starts less than ``MIN_START_LEAD_S`` ahead (it came late) -> WAITING (the
+  planner holds the plan: its start moves a preview ahead) -> WALKING, or refused after
+  ``START_HOLD_TIMEOUT_S``; the planner holds the plan in both (``WalkState.holds_start``);
+  killMove (the planner dropped steps before they ended on its clock, or moved the step in
+  progress) is abrupt: no settling, WALKING -> LANDING (a foot in the air set straight down,
+  ``walk.landing``) -> IDLE, or IDLE at once in double support;
 * the protections: foot contact (total FSR force below ``foot_contact_min_force_n`` for
   ``FOOT_CONTACT_LOSS_S``: the robot is in the air) and leg stiffness (a leg joint at or below
   ``MIN_LEG_STIFFNESS``, NAOqi's rule) refuse a walk that would start and stop one that runs,
@@ -105,6 +108,16 @@ SENSED_SOLES_MAX_TILT_RAD = 0.05
 KILLED = "killMove: stopped at once"
 STEP_TIME_EPS_S = 1e-9  # the footstep planner's: times this close are the same instant
 MAX_USER_COMMAND_S = 60.0  # a user command holds an arm at most this long (+ the hold)
+# A walk starts only if its first step starts at least this long after its first cycle: the
+# preview controller needs to see the step coming (the planner starts a plan a preview, 0.8 s,
+# after the command). A plan that came this late (a stalled process, a late message) is held
+# by the planner instead; started at once its first foot would jump to where the swing is by
+# now. Starting 0.5 s ahead keeps the cart-table's ZMP within 8 mm of its reference, as 0.8 s
+# does (6 mm); 0.4 s: 17 mm, 0.2 s: 53 mm.
+MIN_START_LEAD_S = 0.5
+# The planner postpones a held plan within a cycle or two; held this long, it does not hear
+# walk/hold_start, and the walk is refused.
+START_HOLD_TIMEOUT_S = 1.0
 _RECOVERY_DEFAULTS = StepRecoveryConfig()
 
 
@@ -114,6 +127,13 @@ class WalkState(str, Enum):
     WALKING = "walking"  # steps in progress or queued
     SETTLING = "settling"  # no step left: the CoM goes back over the feet
     LANDING = "landing"  # killMove: no step any more, a foot in the air set straight down (walk.landing)
+    WAITING = "waiting"  # steps planned to start too soon (MIN_START_LEAD_S): the planner postpones them
+
+    @property
+    def holds_start(self) -> bool:
+        """Whether the planner must hold the plan's start one preview ahead (``walk/hold_start``):
+        the walk has not started the plan and cannot yet."""
+        return self in (WalkState.INITIALIZING, WalkState.WAITING)
 
 
 @dataclass(frozen=True)
@@ -348,6 +368,7 @@ class WalkController:
         self.last_reference: WalkReference | None = None  # this walk's last references
         self.landing: Landing | None = None
         self.init_started_s = -math.inf  # when the initialization movement began
+        self.wait_started_s = -math.inf  # when the walk began waiting for the planner to postpone the plan
         self.world_from_odom: np.ndarray | None = None
         # What the last anchoring was made from (``_anchor``): the planted feet, the whole body's
         # command and torso pose
@@ -440,7 +461,7 @@ class WalkController:
         self.imu_yaw.update(now_s, self.config.stale_timeout_s, inputs.imu_attitude, inputs.imu_s,
                             inputs.gyro_rad_s, inputs.gyro_s, inputs.torso_world, self.state is WalkState.IDLE)
         steps, feet, killed = self._steps_now(now_s)
-        if self.state in (WalkState.IDLE, WalkState.INITIALIZING) and measurement is not None:
+        if (self.state is WalkState.IDLE or self.state.holds_start) and measurement is not None:
             self._anchor(feet, measurement, inputs)
         if measurement is not None and self.world_from_odom is not None:
             self._sense_odometry(inputs)
@@ -453,14 +474,16 @@ class WalkController:
             elif not self.walk_ready(measurement):
                 self._begin_initialization(now_s)
             else:
-                self._start_walk(feet, measurement, inputs)
-        elif self.state is WalkState.INITIALIZING:
-            self._initialization(inputs, steps, feet, measurement, blocked)
+                self._start_or_wait(steps, feet, measurement, inputs)
+        elif self.state.holds_start:
+            self._held(inputs, steps, feet, measurement, blocked)
         elif self.state is not WalkState.IDLE and blocked:
             self._refuse(f"walk stopped, killMove: {blocked}")
             self._end_walk(f"stopped: {blocked}")
         elif self.state is not WalkState.IDLE and killed:
             self._kill()
+            if self.plan.steps:  # the step in progress moved: the planner must drop the plan too
+                self._refuse("walk stopped, killMove: the plan moved the step in progress")
         if self.state is WalkState.LANDING:
             self._land()
         elif self.state in (WalkState.WALKING, WalkState.SETTLING):
@@ -497,7 +520,8 @@ class WalkController:
 
     def _steps_now(self, now_s: float) -> tuple[tuple[Footstep, ...], FeetState | None, bool]:
         """The steps not yet ended (the one in progress first), the planted feet at now_s, and
-        whether the planner dropped steps before they ended on its clock (killMove)."""
+        whether the planner dropped steps before they ended on its clock (killMove) or moved
+        the step the walk is taking."""
         if self.plan is None:
             return (), None, False
         killed = not self.plan.steps and self.plan.time_s + STEP_TIME_EPS_S < self.planned_end_s
@@ -508,7 +532,8 @@ class WalkController:
         # It ended even if the new plan no longer lists it; also when it ended on the planner's
         # clock only (the plan's time is past the step's end, its feet include it): else its end
         # would be lost and the ZMP would start the next double support from the wrong foot.
-        if step is not None and step.end_s <= max(ended_by_s, self.plan.time_s + STEP_TIME_EPS_S):
+        step_ended = step is not None and step.end_s <= max(ended_by_s, self.plan.time_s + STEP_TIME_EPS_S)
+        if step_ended:
             self.last_moved = step.leg
         feet = FeetState(self.plan.left, self.plan.right, self.last_moved, self.plan.time_s)
         steps = self.plan.steps
@@ -518,8 +543,13 @@ class WalkController:
             ended += 1
         steps = steps[ended:]
         self.last_moved = feet.last_moved
-        self.step_in_progress = steps[0] if steps and steps[0].start_s <= now_s else None
-        return steps, feet, killed
+        # The planner keeps the step in progress in every plan; one that moved it (a hold heard
+        # after the walk started) would have the swing foot jump back: stopped as killMove.
+        moved = (step is not None and not step_ended and bool(steps)
+                 and (steps[0].start_s != step.start_s or steps[0].leg is not step.leg))
+        executing = self.state in (WalkState.WALKING, WalkState.SETTLING)
+        self.step_in_progress = steps[0] if executing and steps and steps[0].start_s <= now_s else None
+        return steps, feet, killed or moved
 
     def _anchor(self, feet: FeetState | None, measurement: _Measurement, inputs: WalkInputs) -> None:
         if feet is None:  # no plan yet: the planner starts with the feet at the odom origin
@@ -621,23 +651,44 @@ class WalkController:
         out.move_init = out.active_changed = True
         out.reason = f"not walk-ready: initialization movement to {WALK_POSTURE}"
 
-    def _initialization(self, inputs: WalkInputs, steps, feet: FeetState | None, measurement: _Measurement | None,
-                        blocked: str | None) -> None:
-        """Until the posture is walk-ready (then the walk starts), the plan dropped, a protection,
-        or move_init_timeout_s. The planner holds the plan meanwhile (``walk/initializing``)."""
-        now_s, timeout_s = inputs.time_s, self.config.move_init_timeout_s
+    def _held(self, inputs: WalkInputs, steps, feet: FeetState | None, measurement: _Measurement | None,
+              blocked: str | None) -> None:
+        """The planner holds the plan (``walk/hold_start``) while the walk performs its
+        initialization movement (until the posture is walk-ready, or move_init_timeout_s) or waits
+        for the plan's start to be postponed (START_HOLD_TIMEOUT_S); then the walk starts. Also
+        ended by a protection or the plan dropped."""
+        now_s, initializing = inputs.time_s, self.state is WalkState.INITIALIZING
         reason = blocked
-        if not reason and steps and steps[0].start_s <= now_s:
-            reason = "the plan started before the initialization movement ended"
-        if not reason and now_s - self.init_started_s >= timeout_s - 1e-9:
-            reason = f"the initialization movement did not reach {WALK_POSTURE} within {timeout_s} s"
+        if not reason and initializing and now_s - self.init_started_s >= self.config.move_init_timeout_s - 1e-9:
+            reason = (f"the initialization movement did not reach {WALK_POSTURE} within "
+                      f"{self.config.move_init_timeout_s} s")
+        if not reason and not initializing and now_s - self.wait_started_s >= START_HOLD_TIMEOUT_S - 1e-9:
+            reason = f"the planner did not postpone the plan's start within {START_HOLD_TIMEOUT_S} s (walk/hold_start)"
         if reason:
             self._refuse(f"walk refused, killMove: {reason}")
             self._end_walk(f"stopped: {reason}")
         elif not steps:
-            self._end_walk("the plan was dropped during the initialization movement")
-        elif measurement is not None and self.world_from_odom is not None and self.walk_ready(measurement):
+            self._end_walk("the plan was dropped before the walk started")
+        elif measurement is not None and self.world_from_odom is not None:
+            if self.walk_ready(measurement):
+                self._start_or_wait(steps, feet, measurement, inputs)
+            elif not initializing:  # the posture changed while the walk waited
+                self._begin_initialization(now_s)
+
+    def _start_or_wait(self, steps, feet: FeetState, measurement: _Measurement, inputs: WalkInputs) -> None:
+        """A walk-ready robot starts the plan if its first step is far enough ahead
+        (MIN_START_LEAD_S), else waits for the planner to postpone it."""
+        now_s = inputs.time_s
+        lead_s = steps[0].start_s - now_s
+        if lead_s >= MIN_START_LEAD_S - STEP_TIME_EPS_S:
             self._start_walk(feet, measurement, inputs)
+            return
+        out = self.outputs
+        if self.state is not WalkState.WAITING:
+            out.active_changed = self.state is WalkState.IDLE
+            self.state, self.wait_started_s = WalkState.WAITING, now_s
+        out.reason = (f"the plan's first step starts in {lead_s:.2f} s (a walk needs {MIN_START_LEAD_S} s to "
+                      "start): waiting for the planner to postpone it")
 
     def _end_walk(self, reason: str) -> None:
         self.state = WalkState.IDLE
