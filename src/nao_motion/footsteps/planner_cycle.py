@@ -56,8 +56,8 @@ class FootstepPlannerCycle:
 
     def advance_to(self, now_s: float, walk_holds_start: bool = False) -> bool:
         """The planner to the clock (steps done, the plan's feet planted, the start held while
-        the walk asks for it: ``walk/hold_start``); returns whether the clock went back (a simulation reset: the plan
-        is dropped, the feet kept, nothing closed on)."""
+        the walk asks for it: ``walk/hold_start``); returns whether the clock went back (a
+        simulation reset: the plan is dropped, the feet kept, nothing closed on)."""
         planner = self.planner
         went_back = now_s < planner.now_s
         if went_back:
