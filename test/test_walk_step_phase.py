@@ -28,6 +28,7 @@ def left_step(origin: Pose2D, target: Pose2D, start_s: float = 1.0, end_s: float
     (Pose2D(0.0, 0.05, 0.0), Pose2D(0.0, 0.05, 0.524), 1.0),  # turned by MaxStepTheta
     (Pose2D(0.0, 0.05, -0.2), Pose2D(0.01, 0.06, 0.062), 0.5),  # the largest of its motions counts
     (Pose2D(-0.1, 0.05, 0.0), Pose2D(0.1, 0.05, 0.0), 1.0),  # beyond the largest: as the largest
+    (Pose2D(0.0, 0.05, 3.1), Pose2D(0.0, 0.05, 3.162 - 2 * math.pi), 0.062 / 0.524),  # across a heading of +-pi
 ])
 def test_the_swing_size_is_the_swinging_foots_largest_motion_against_the_largest_steps(origin, target, size):
     assert swing_size(left_step(origin, target)) == pytest.approx(size, abs=1e-3)

@@ -32,10 +32,10 @@ feet).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from ..footsteps.footstep import Footstep
+from ..footsteps.pose2d import normalize_angle
 from ..footsteps.gait_config import GAIT_PARAMETERS
 
 __all__ = ["StepPhases", "swing_size"]
@@ -52,12 +52,10 @@ def swing_size(step: Footstep) -> float:
     """How far the step's swinging foot goes, of the largest step's (0..1): its largest motion
     (forward, sideways, turning) in the frame of where it lifts off, against the same motion in
     the largest step."""
-    origin, target = step.origin, step.target
-    # target.relative_to(origin), without the Pose2D: it runs several times a cycle
-    dx, dy = target.x - origin.x, target.y - origin.y
-    cos, sin = math.cos(origin.theta), math.sin(origin.theta)
-    size = max(abs(cos * dx + sin * dy) / LARGEST_SWING_X_M, abs(cos * dy - sin * dx) / LARGEST_SWING_Y_M,
-               abs(target.theta - origin.theta) / LARGEST_SWING_THETA_RAD)
+    swing = step.target.relative_to(step.origin)
+    # The turn wrapped: poses are normalised, and a small turn across a heading of +-pi is small.
+    size = max(abs(swing.x) / LARGEST_SWING_X_M, abs(swing.y) / LARGEST_SWING_Y_M,
+               abs(normalize_angle(swing.theta)) / LARGEST_SWING_THETA_RAD)
     return size if size < 1.0 else 1.0
 
 
