@@ -11,8 +11,9 @@ whose command of the cycle (the targets of the cycle before sampled) goes to
 ``WholeBodyCycle.cycle`` (the whole-body node's core: balancer + ankle damping) -> one physics
 cycle. A killMove the controller asks for is the planner's ``kill_move``; while it cannot start
 the plan yet (its initialization movement, a plan that came too late) the planner holds the
-plan (``hold_start``, as the planner node on ``walk/hold_start``). The balancer is disabled, as the suite starts it (wbEnable(False): pass-
-through while not walking), unless ``balancer_enabled``.
+plan (``hold_start``, as the planner node on ``walk/hold_start``). The balancer is disabled, as
+the suite starts it (wbEnable(False): pass-through while not walking), unless
+``balancer_enabled``.
 
 What the controller reads is what the walk node receives: the simulated joint positions, IMU
 orientation and gyro, FSR totals and joint stiffness of the current physics state (with

@@ -367,8 +367,7 @@ class WalkController:
         self.planned_end_s = -math.inf  # the end of the latest plan's last step
         self.last_reference: WalkReference | None = None  # this walk's last references
         self.landing: Landing | None = None
-        self.init_started_s = -math.inf  # when the initialization movement began
-        self.wait_started_s = -math.inf  # when the walk began waiting for the planner to postpone the plan
+        self.hold_started_s = -math.inf  # when the state that holds the plan's start (holds_start) began
         self.world_from_odom: np.ndarray | None = None
         # What the last anchoring was made from (``_anchor``): the planted feet, the whole body's
         # command and torso pose
@@ -646,7 +645,7 @@ class WalkController:
             self._end_walk(KILLED)
 
     def _begin_initialization(self, now_s: float) -> None:
-        self.state, self.init_started_s = WalkState.INITIALIZING, now_s
+        self.state, self.hold_started_s = WalkState.INITIALIZING, now_s
         out = self.outputs
         out.move_init = out.active_changed = True
         out.reason = f"not walk-ready: initialization movement to {WALK_POSTURE}"
@@ -658,12 +657,11 @@ class WalkController:
         for the plan's start to be postponed (START_HOLD_TIMEOUT_S); then the walk starts. Also
         ended by a protection or the plan dropped."""
         now_s, initializing = inputs.time_s, self.state is WalkState.INITIALIZING
+        timeout_s = self.config.move_init_timeout_s if initializing else START_HOLD_TIMEOUT_S
         reason = blocked
-        if not reason and initializing and now_s - self.init_started_s >= self.config.move_init_timeout_s - 1e-9:
-            reason = (f"the initialization movement did not reach {WALK_POSTURE} within "
-                      f"{self.config.move_init_timeout_s} s")
-        if not reason and not initializing and now_s - self.wait_started_s >= START_HOLD_TIMEOUT_S - 1e-9:
-            reason = f"the planner did not postpone the plan's start within {START_HOLD_TIMEOUT_S} s (walk/hold_start)"
+        if not reason and now_s - self.hold_started_s >= timeout_s - 1e-9:
+            reason = (f"the initialization movement did not reach {WALK_POSTURE} within {timeout_s} s" if initializing
+                      else f"the planner did not postpone the plan's start within {timeout_s} s (walk/hold_start)")
         if reason:
             self._refuse(f"walk refused, killMove: {reason}")
             self._end_walk(f"stopped: {reason}")
@@ -686,7 +684,7 @@ class WalkController:
         out = self.outputs
         if self.state is not WalkState.WAITING:
             out.active_changed = self.state is WalkState.IDLE
-            self.state, self.wait_started_s = WalkState.WAITING, now_s
+            self.state, self.hold_started_s = WalkState.WAITING, now_s
         out.reason = (f"the plan's first step starts in {lead_s:.2f} s (a walk needs {MIN_START_LEAD_S} s to "
                       "start): waiting for the planner to postpone it")
 
