@@ -201,15 +201,21 @@ class LocomotionMethods:
     def _loco_wait_finished(self, plan: FootstepPlan) -> None:
         """Until a plan has no step; allowed the plan's duration plus the timeout on the planner's
         clock (the plans' time: sim time in a simulation, whatever its real-time factor), and
-        the timeout of wall time without a new plan (the planner republishes it twice a second)."""
+        the timeout of wall time without a new plan (the planner republishes it twice a second).
+        The planner may lengthen the move without a new command (its accepted count unchanged):
+        the start held while the walk initialises, moveTo's closing steps; the deadline then
+        follows the plan's last step."""
         deadline_s = (plan.steps[-1].end_s if plan.steps else plan.time_s) + self.timeout_s
         while True:
             latest = self._footstep_plan
             self._loco_wait(lambda: not self._footstep_plan.steps or self._footstep_plan is not latest,
                             self.timeout_s, "the move did not finish: no footsteps/plan")
-            if not self._footstep_plan.steps:
+            current = self._footstep_plan
+            if not current.steps:
                 return
-            if self._footstep_plan.time_s > deadline_s:
+            if current.accepted_commands == plan.accepted_commands:
+                deadline_s = max(deadline_s, current.steps[-1].end_s + self.timeout_s)
+            if current.time_s > deadline_s:
                 raise ALMotionError(f"the move did not finish within {deadline_s - plan.time_s:.1f} s "
                                     "of the planner's clock")
 
