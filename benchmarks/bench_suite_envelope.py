@@ -78,8 +78,9 @@ def simulator_missed(monitor) -> tuple[int, int]:
     return int(values.get("missed_cycles", 0)), int(values.get("cycles", 0))
 
 
-def run_corner(motion, monitor, reset, command, config, walk_s: float, window_s: float) -> dict:
-    """One corner; `reset` None: from where the last one left the robot (no teleport)."""
+def ready_to_walk(motion, monitor, reset) -> None:
+    """The simulator reset to StandInit (`reset`, its service client; None: the robot stays where
+    it is, no teleport), the suite settled on it, moveInit done."""
     from std_srvs.srv import Trigger
 
     if reset is not None and not motion.call_service(reset, Trigger.Request(), "simulator").success:
@@ -90,6 +91,11 @@ def run_corner(motion, monitor, reset, command, config, walk_s: float, window_s:
     except ALMotionError:  # after a fall the suite may take a few more seconds to stand again
         monitor.spin_for(SETTLE_AFTER_RESET_S)
         motion.moveInit()
+
+
+def run_corner(motion, monitor, reset, command, config, walk_s: float, window_s: float) -> dict:
+    """One corner; `reset` None: from where the last one left the robot (no teleport)."""
+    ready_to_walk(motion, monitor, reset)
     with HostSteal() as host:  # its canaries watching from the walk's start
         falls0, (missed0, cycles0) = monitor.falls(), simulator_missed(monitor)
         monitor.max_tilt_rad = 0.0
@@ -113,7 +119,7 @@ def run_corner(motion, monitor, reset, command, config, walk_s: float, window_s:
             "rtf": rtf, "halted": halted, "longest_halt_ms": 1e3 * host.longest_s}
 
 
-def set_walk_parameters(motion, values: dict) -> None:
+def set_walk_parameters(motion, values: dict, echo: bool = True) -> None:
     """The walk node's parameters, set together (refused: the benchmark stops with the reason)."""
     from rcl_interfaces.srv import SetParametersAtomically
     from rclpy.parameter import Parameter
@@ -124,7 +130,8 @@ def set_walk_parameters(motion, values: dict) -> None:
     result = motion.call_service(client, request, "walk node").result
     if not result.successful:
         raise SystemExit(f"walk parameters {values} refused: {result.reason}")
-    print(f"walk parameters: {values}")
+    if echo:
+        print(f"walk parameters: {values}")
 
 
 def main() -> int:

@@ -33,7 +33,14 @@ Not done, as measured on the simulated NAO (``bench_walk_envelope.py --pushes``)
 footholds. Moving them forward (within MaxStepX) made forward pushes fall sooner and lateral ones
 that survived fall: the preview then accelerates the planned CoM toward the moved footholds on
 top of the push the robot already carries. Nor the plan's CoM reset to the measured one (the same
-push counted twice: every pushed walk fell), nor the step timing (the planner owns the clock).
+push counted twice: every pushed walk fell). Tried in process and not kept (of the 24 pushed walks
+at 20 and 25 N, 9 fall with recovery as built): the step timing, the executed steps shifted on
+the walk's own clock: the swing landed sooner when the DCM runs ahead, 8 fell, but moveTos ended
+up to 57 cm off (the planner's clock no longer the walk's); the next lift-off held instead, 11
+fell; the swing foot's reference turned by the IMU's tilt about the stance sole's lowest edge, 16
+fell; corrected by the stance leg's yield (measured against commanded joints), 9 fell, other ones,
+and the unpushed walk ended 6 cm off instead of 1 cm. What falls is mostly the robot rolling onto
+the foot it is about to swing, or pitching onto its toes so that the swing foot lands short.
 
 No rclpy; frames: the walk generator's plane (``odom`` through the heading correction), m, s.
 """
