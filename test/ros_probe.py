@@ -15,8 +15,8 @@ from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 class SpinningProbe:
     """Subclasses make their publishers, subscriptions and timers on `self.node`, then `start()`."""
 
-    def __init__(self, name: str):
-        self.node = rclpy.create_node(name)
+    def __init__(self, name: str, **node_options):
+        self.node = rclpy.create_node(name, **node_options)
         self.cond = threading.Condition()
         self.executor: SingleThreadedExecutor | None = None
         self._closed = threading.Event()

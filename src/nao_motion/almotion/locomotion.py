@@ -80,7 +80,8 @@ class LocomotionMethods:
         msg.header.stamp = self.node.get_clock().now().to_msg()
         msg.pose.position.x, msg.pose.position.y = goal.x, goal.y
         msg.pose.orientation.z, msg.pose.orientation.w = math.sin(0.5 * goal.theta), math.cos(0.5 * goal.theta)
-        self._loco_wait_finished(self._loco_send(self._loco_goal_pub, msg, "moveTo"))
+        if self._loco_wait_finished(self._loco_send(self._loco_goal_pub, msg, "moveTo")):
+            self._loco_move_finished()
 
     def move(self, x: float, y: float, theta: float, moveConfig=None) -> None:
         """Walk at (x m/s, y m/s, theta rad/s) in the robot frame until told otherwise; zero stops."""
@@ -98,7 +99,8 @@ class LocomotionMethods:
         """Blocking: footsteps relative to the other foot at normalised speeds (0..1)."""
         plan = self._loco_footsteps(FootstepRequest(legName, footSteps, fractionMaxSpeed, clearExisting, True),
                                     "setFootStepsWithSpeed")
-        self._loco_wait_finished(plan)
+        if self._loco_wait_finished(plan):
+            self._loco_move_finished()
 
     def getFootSteps(self) -> list:
         """[[left, right] planted feet, unchangeable steps, changeable steps]; a step is
@@ -127,7 +129,9 @@ class LocomotionMethods:
         return bool(self._loco_plan().steps)
 
     def waitUntilMoveIsFinished(self) -> None:
-        self._loco_wait_finished(self._loco_plan())
+        """Until the move under way has ended, whichever command made it (a later one included)."""
+        self._loco_wait_finished(self._loco_plan(), follow_later_commands=True)
+        self._loco_move_finished()
 
     def stopMove(self) -> None:
         """Stop at the next double support: the unchangeable steps, then the feet together."""
@@ -198,23 +202,33 @@ class LocomotionMethods:
             raise ALMotionError(f"{call} refused by the footstep planner (its log says why)")
         return plan
 
-    def _loco_wait_finished(self, plan: FootstepPlan) -> None:
-        """Until a plan has no step; allowed the plan's duration plus the timeout on the planner's
-        clock (the plans' time: sim time in a simulation, whatever its real-time factor), and
-        the timeout of wall time without a new plan (the planner republishes it twice a second).
-        The planner may lengthen the move without a new command (its accepted count unchanged):
-        the start held while the walk initialises, moveTo's closing steps; the deadline then
-        follows the plan's last step."""
+    def _loco_move_finished(self) -> None:
+        """What a blocking move waits for once its plan ran out of steps (the walk's end: WalkMethods)."""
+
+    def _loco_wait_finished(self, plan: FootstepPlan, follow_later_commands: bool = False) -> bool:
+        """Until a plan has no step (True), or a later command took the move over (False; NAOqi:
+        "the last command received overrides all previous commands": the blocking call that
+        made ``plan`` returns); ``follow_later_commands``: the later command's plan is waited
+        for instead. Allowed the plan's duration plus the timeout on the planner's clock (the
+        plans' time: sim time in a simulation, whatever its real-time factor), and the timeout
+        of wall time without a new plan (the planner republishes it twice a second). The
+        planner may lengthen the move without a new command (its accepted count unchanged): the
+        start held while the walk initialises, moveTo's closing steps; the deadline then follows
+        the plan's last step."""
         deadline_s = (plan.steps[-1].end_s if plan.steps else plan.time_s) + self.timeout_s
+        accepted = plan.accepted_commands
         while True:
             latest = self._footstep_plan
             self._loco_wait(lambda: not self._footstep_plan.steps or self._footstep_plan is not latest,
                             self.timeout_s, "the move did not finish: no footsteps/plan")
             current = self._footstep_plan
             if not current.steps:
-                return
-            if current.accepted_commands == plan.accepted_commands:
-                deadline_s = max(deadline_s, current.steps[-1].end_s + self.timeout_s)
+                return True
+            if current.accepted_commands != accepted:
+                if not follow_later_commands:
+                    return False
+                accepted = current.accepted_commands
+            deadline_s = max(deadline_s, current.steps[-1].end_s + self.timeout_s)
             if current.time_s > deadline_s:
                 raise ALMotionError(f"the move did not finish within {deadline_s - plan.time_s:.1f} s "
                                     "of the planner's clock")

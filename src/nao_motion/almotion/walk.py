@@ -8,9 +8,10 @@ nodes/walk_node.py). Builds on the locomotion methods (the planner's plan and co
   steps (a command sent, the walk about to start); without it, while the plan holds steps.
   Also while a posted locomotion call (``post.moveTo(...)``) runs.
 * moveTo and setFootStepsWithSpeed block until the plan is empty and then, with the walk node,
-  until the walk has ended (NAOqi: "blocking until walk process is finished");
-  waitUntilMoveIsFinished likewise, after the posted locomotion calls (raising the error of one
-  that failed: ``post``).
+  until the walk has ended (NAOqi: "blocking until walk process is finished"), or until a later
+  command takes the move over (NAOqi: "the last command received overrides all previous
+  commands"); waitUntilMoveIsFinished until the move has ended, whichever command made it, after
+  the posted locomotion calls (raising the error of one that failed: ``post``).
 * setMotionConfig([[key, value], ...]): NAOqi's walk protections, ENABLE_FOOT_CONTACT_PROTECTION
   and ENABLE_STIFFNESS_PROTECTION (True / False), set together on the walk node
   (``foot_contact_protection``, ``stiffness_protection``); any other ALMotion.xml key is refused
@@ -70,14 +71,8 @@ class WalkMethods(PostMethods):
     def waitUntilMoveIsFinished(self) -> None:
         self.post.wait_moves()
         super().waitUntilMoveIsFinished()
-        self._walk_wait_ended()
 
-    def moveTo(self, *args, **kwargs) -> None:
-        super().moveTo(*args, **kwargs)
-        self._walk_wait_ended()
-
-    def setFootStepsWithSpeed(self, *args, **kwargs) -> None:
-        super().setFootStepsWithSpeed(*args, **kwargs)
+    def _loco_move_finished(self) -> None:
         self._walk_wait_ended()
 
     def getRobotPosition(self, useSensors: bool) -> list[float]:
