@@ -373,6 +373,66 @@ def test_the_walks_ankle_damping_never_commands_an_ankle_past_its_limit():
     assert cycle.stabilizer.correction_rad[roll] != 0.0  # the damping was on
 
 
+@pytest.mark.parametrize("driver, dependent, start, wish", [
+    # AnkleRoll's upper bound falls 2.2 deg per deg of AnklePitch between -26 and -40 deg
+    ("LAnklePitch", "LAnkleRoll", {"LAnklePitch": -0.45, "LAnkleRoll": 0.7}, {"LAnklePitch": -0.9}),
+    ("RAnklePitch", "RAnkleRoll", {"RAnklePitch": -0.45, "RAnkleRoll": -0.7}, {"RAnklePitch": -0.9}),
+    # HeadPitch's upper bound falls with |HeadYaw|
+    ("HeadYaw", "HeadPitch", {"HeadYaw": 0.0, "HeadPitch": 0.5}, {"HeadYaw": 1.5}),
+])
+def test_passing_through_a_coupled_limit_moves_the_bounded_joint_no_faster_than_its_motor(driver, dependent, start,
+                                                                                         wish):
+    """Was: the driver stepped at its speed and the projection into the coupled range dragged
+    the bounded joint along, up to three times its motor's speed (the bad-input flood's
+    LAnkleRoll). Now the driver slows where the table is steep, and still gets to its wish."""
+    b = standing(enable=False)
+    q = b.q.copy()
+    for name, value in start.items():
+        q[MODEL.joint_index(name)] = value
+    b.reset(q)
+    target = b.q.copy()
+    for name, value in wish.items():
+        target[MODEL.joint_index(name)] = value
+    i, j = MODEL.joint_index(driver), MODEL.joint_index(dependent)
+    motor_step = MODEL.max_velocity[j] * b.dt_s
+    for _ in range(300):
+        before = b.q.copy()
+        b.step(target)
+        assert abs(b.q[j] - before[j]) <= 0.5 * motor_step + 1e-9  # the pass-through's speed: half the motor's
+    assert b.q[i] == pytest.approx(target[i])
+
+
+def test_the_walks_ankle_damping_changes_at_its_rate_and_fades_out_when_the_walk_ends():
+    """Was: the damping followed the gyro at once and vanished at once when the walk's
+    references stopped: the bad-input flood saw LAnkleRoll commanded 0.045 rad in a cycle (its
+    motor: 0.042). A gyro that jumps, then no walk: every cycle's change of the command is the
+    balancer's own plus at most ``max_rate_radps`` * dt."""
+    from nao_motion.walk.stabilizer import StabilizerConfig
+    from nao_motion.wholebody.cycle import WholeBodyCycle
+
+    q = posture(MODEL, "StandInit")
+    cycle = WholeBodyCycle(MODEL)
+    cycle.start(q)
+    b = cycle.balancer
+    state = b.fk.compute(b.q)
+    torso = np.linalg.inv(b.fk.ground_frame(state))
+    left, right = (torso @ b.fk.pose(state, f) for f in ("l_sole", "r_sole"))
+    walk = WalkReference(torso[:3, :3] @ state.com_torso_m + torso[:3, 3], left, right, "Legs")
+    ankles = [MODEL.joint_index(f"{side}Ankle{axis}") for side in "LR" for axis in ("Pitch", "Roll")]
+    rate_step = StabilizerConfig().max_rate_radps * b.dt_s
+    previous = cycle.cycle(q, walk, q, np.zeros(3)).copy()
+    damped = []
+    for walking, gyro in [(True, [2.0, -2.0, 0.0])] * 10 + [(True, [-2.0, 2.0, 0.0])] * 3 + [(False, None)] * 15:
+        balancer_before = b.q.copy()
+        command = cycle.cycle(q, walk if walking else None, q, None if gyro is None else np.array(gyro))
+        own = np.abs(b.q - balancer_before)[ankles]
+        assert np.all(np.abs(command - previous)[ankles] <= own + rate_step + 1e-12)
+        damped.append(np.abs(command - b.q)[ankles].max())
+        previous = command.copy()
+    assert max(damped) == pytest.approx(StabilizerConfig().max_correction_rad)  # the damping was on, bounded
+    assert damped[-1] == 0.0  # and faded out after the walk
+
+
 def swing_joint_steps(speed_mps: float, rate_radps: float) -> tuple[float, float]:
     """The legs' largest joint step per cycle, as a fraction of each joint's no-load step, while
     the right foot's reference, lifted, moves forward 0.08 m at ``speed_mps`` and turns at

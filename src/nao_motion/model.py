@@ -393,6 +393,36 @@ def project_coupled_limits(model: NaoModel, q: np.ndarray) -> np.ndarray:
     return q
 
 
+def limit_coupled_steps(model: NaoModel, q: np.ndarray, step: np.ndarray, max_step: np.ndarray) -> None:
+    """Shorten in place the steps of HeadYaw and the AnklePitches (``step``, from ``q``, rad) so
+    that after them the range of the joint they bound (HeadPitch, the AnkleRolls) still comes
+    within that joint's ``max_step`` of where it is: ``project_coupled_limits`` then never moves
+    it faster. Where the table is steep (AnkleRoll's upper bound: 2.2 deg per deg of AnklePitch
+    between -40 and -26 deg) a driver at its own speed moved the bound up to 3 times as fast as
+    the dependent joint may move. A dependent already outside its range (an infeasible start) is
+    left to the projection."""
+    for driver_name, dependent_name, side in _COUPLED_JOINTS:
+        driver, dependent = model.joint_index(driver_name), model.joint_index(dependent_name)
+        dx = float(step[driver])
+        if dx == 0.0:
+            continue
+        x, y, reach = float(q[driver]), float(q[dependent]), float(max_step[dependent])
+        if _within_reach(side, x + dx, y, reach) or not _within_reach(side, x, y, reach):
+            continue
+        ok, bad = 0.0, 1.0
+        for _ in range(COUPLED_STEP_BISECTIONS):
+            mid = 0.5 * (ok + bad)
+            ok, bad = (mid, bad) if _within_reach(side, x + mid * dx, y, reach) else (ok, mid)
+        step[driver] = ok * dx
+
+
+def _within_reach(side: str | None, x: float, y: float, reach: float) -> bool:
+    """Whether the range of the dependent joint at driver position x comes within reach of y
+    (side None: HeadPitch at HeadYaw x; "L"/"R": that AnkleRoll at its AnklePitch x)."""
+    lo, hi = ankle_roll_range(side, x) if side else _coupled_range(_HEAD_TABLE, abs(math.degrees(x)))
+    return lo <= y + reach and hi >= y - reach
+
+
 def ankle_roll_range(side: str, pitch_rad: float) -> tuple[float, float]:
     """(min, max) AnkleRoll (rad) allowed at this AnklePitch; side "L" or "R" (the right foot
     mirrors the left table: roll bounds negated and swapped)."""
@@ -421,4 +451,8 @@ def _coupled_range(columns: list[list[float]], x_deg: float) -> tuple[float, flo
 
 
 _HEAD_TABLE = HEAD_PITCH_VS_YAW_DEG.T.tolist()
+# (driver, dependent, side of the ankle table or None for the head's) of the coupled limits
+_COUPLED_JOINTS = (("HeadYaw", "HeadPitch", None), ("LAnklePitch", "LAnkleRoll", "L"),
+                   ("RAnklePitch", "RAnkleRoll", "R"))
+COUPLED_STEP_BISECTIONS = 12  # a driver's step found to 1/4096 of it
 _ANKLE_TABLE = LANKLE_ROLL_VS_PITCH_DEG.T.tolist()

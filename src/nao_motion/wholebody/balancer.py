@@ -71,7 +71,7 @@ import numpy as np
 
 from .. import spatial
 from ..kinematics import ForwardKinematics
-from ..model import NaoModel, project_coupled_limits
+from ..model import NaoModel, limit_coupled_steps, project_coupled_limits
 from ..qp import INFEASIBLE, USABLE, SolverSettings, clearance
 from .context import ARM, FRAMES, HEAD, SOLE, SOLE_FRAME, WholeBodyContext
 from .floating_base import N_BASE, FloatingBaseJacobians
@@ -624,7 +624,9 @@ class WholeBodyBalancer:
         After wbEnable(False), a joint is held where the balancer left it until its wish changes
         (all of them taken back at once, without balance, the pose of a reach could topple it);
         after a walk, the legs are. The legs' step keeps the QP's obstacle rows
-        (``leg_clearance``): a leg command stops at the margin, as an arm does in the filter.
+        (``leg_clearance``): a leg command stops at the margin, as an arm does in the filter. A
+        driver of a coupled limit (AnklePitch, HeadYaw) slows where the range it sets would drag
+        the bounded joint faster than its step (``model.limit_coupled_steps``).
 
         A command that stays where it is (standing still, the usual case) gives the last cycle's
         result again: its frame, COM and polygon cost most of a standing whole-body cycle."""
@@ -641,6 +643,7 @@ class WholeBodyBalancer:
         np.negative(limit, out=limit)
         np.maximum(self._step, limit, out=self._step)
         legs_held = self._keep_legs_clear()
+        limit_coupled_steps(model, q, self._step, self._vmax_step)
         passed = self._passed
         if passed is not None and passed[0] is self.settings and self._state_valid and not self._step.any():
             return passed[1]

@@ -42,6 +42,7 @@ class WholeBodyCycle:
     def start(self, q_measured: np.ndarray) -> np.ndarray:
         """Start (pass-through) from the measured pose; returns the balancer's first command."""
         self.balancer.reset(q_measured)
+        self.stabilizer = WalkStabilizer(self.model, self.stabilizer.config)  # no damping left over
         np.copyto(self.command, self.balancer.q)
         return self.balancer.q
 
@@ -54,4 +55,6 @@ class WholeBodyCycle:
         np.copyto(self.command, result.q)
         if result.mode is Mode.WALKING and walk is not None and gyro_radps is not None:
             self.stabilizer.apply(self.command, gyro_radps, walk.support)
+        else:  # the walk ended or the gyro is stale: the damping fades out, no jump
+            self.stabilizer.fade(self.command)
         return self.command
