@@ -14,13 +14,14 @@ from conftest import NodeGroup  # noqa: E402
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus  # noqa: E402
 from geometry_msgs.msg import PointStamped  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
+from sensor_msgs.msg import Imu, JointState  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
 
 from nao_motion.kinematics import ForwardKinematics  # noqa: E402
 from nao_motion.model import NaoModel  # noqa: E402
 from nao_motion.postures import posture  # noqa: E402
+from nao_motion.ros.conversions import IMU_ORIENTATION_ERROR  # noqa: E402
 from nao_motion.ros.qos import CYCLE_QOS, LATCHED_QOS, TF_QOS  # noqa: E402
 from nao_motion.ros.tf_listener import TfListener  # noqa: E402
 from nao_motion.suite import NODES  # noqa: E402
@@ -42,6 +43,7 @@ class Probe:
         self.node.create_subscription(String, "robot_description", self.descriptions.append, LATCHED_QOS)
         self.node.create_subscription(DiagnosticArray, "/diagnostics", self.diagnostics.append, 10)
         self.pub = self.node.create_publisher(JointState, "joint_states", CYCLE_QOS)
+        self.imu_pub = self.node.create_publisher(Imu, "imu", CYCLE_QOS)
 
     def _on_tf(self, msg: TFMessage) -> None:
         stamp = msg.transforms[0].header.stamp
@@ -177,6 +179,31 @@ def test_stale_input_stops_publication_and_warns(running):
     assert DiagnosticStatus.WARN in levels
     probe.stream(model.joint_names, posture(model, "StandInit"), 0.3)
     assert probe.tf.dynamic_messages > 0 and proc.running()
+
+
+def test_an_implausible_imu_orientation_is_refused_and_said_on_diagnostics(running):
+    """The IMU sent before each joint_states, so that every cycle reads it (over the simulator,
+    whose own IMU comes each cycle, a cycle read the test's only by chance: test_bad_input_nodes)."""
+    proc, probe = running
+    model = NaoModel()
+    absurd = Imu()
+    absurd.orientation.w = 1e308
+
+    def told() -> bool:
+        return any(s.level != DiagnosticStatus.OK and f"imu refused ({IMU_ORIENTATION_ERROR}): " in s.message
+                   and any(v.key == "refused_inputs" for v in s.values)
+                   for d in probe.diagnostics for s in d.status if s.name == "nao_motion: kinematics")
+
+    probe.diagnostics.clear()
+    end = time.monotonic() + 5.0
+    while time.monotonic() < end and not told():
+        probe.imu_pub.publish(absurd)
+        probe.publish(model.joint_names, posture(model, "StandInit"))
+        probe.spin(0.01)
+    assert told(), "the kinematics diagnostics did not say why"
+    probe.diagnostics.clear()
+    assert _received_after(probe, lambda: probe.stream(model.joint_names, posture(model, "StandInit"), 0.3)) > 0
+    assert proc.running()
 
 
 def test_almotion_client_answers_like_the_core(running):

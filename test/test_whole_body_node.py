@@ -17,13 +17,14 @@ from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from geometry_msgs.msg import PointStamped  # noqa: E402
 from rcl_interfaces.srv import GetParameters, SetParametersAtomically  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
+from sensor_msgs.msg import Imu, JointState  # noqa: E402
 from std_srvs.srv import SetBool  # noqa: E402
 from visualization_msgs.msg import MarkerArray  # noqa: E402
 
 from nao_motion.kinematics import FRAME_ROBOT, ForwardKinematics  # noqa: E402
 from nao_motion.model import NaoModel  # noqa: E402
 from nao_motion.postures import posture  # noqa: E402
+from nao_motion.ros.conversions import IMU_ANGULAR_VELOCITY_ERROR  # noqa: E402
 from nao_motion.ros.qos import CYCLE_QOS  # noqa: E402
 from nao_motion.suite import NODES  # noqa: E402
 
@@ -41,10 +42,12 @@ class Robot(SpinningProbe):
         super().__init__("whole_body_probe")
         self.q = START.copy()
         self.publishing = True
+        self.imu: Imu | None = None  # sent before each joint_states when set: every cycle reads it
         self.commands, self.logs, self.markers, self.diagnostics = [], [], [], []
         self.states_stamps, self.command_stamps = [], []
         self.states_pub = self.node.create_publisher(JointState, "joint_states", CYCLE_QOS)
         self.wish_pub = self.node.create_publisher(JointState, WISH, CYCLE_QOS)
+        self.imu_pub = self.node.create_publisher(Imu, "imu", CYCLE_QOS)
         self.arm_pub = self.node.create_publisher(PointStamped, "whole_body/effector/LArm", 10)
         self.node.create_subscription(JointState, "joint_commands", self._on_command, CYCLE_QOS)
         self.record_logs("whole_body", self.logs)
@@ -68,6 +71,10 @@ class Robot(SpinningProbe):
             msg = JointState(name=list(MODEL.joint_names), position=self.q.tolist())
             msg.header.stamp = self.node.get_clock().now().to_msg()
             self.states_stamps.append((msg.header.stamp.sec, msg.header.stamp.nanosec))
+            imu = self.imu
+        if imu is not None:
+            imu.header.stamp = msg.header.stamp
+            self.imu_pub.publish(imu)
         self.states_pub.publish(msg)
 
     def wish(self, q):
@@ -251,3 +258,28 @@ def test_effector_control_and_go_to_balance_through_the_almotion_client(running)
     assert len(markers[2].points) >= 5 and all(m.header.frame_id == "torso" for m in markers)
     keys = {kv.key for kv in statuses[-1].values}
     assert {"mode", "outcome", "com_margin_m", "cycle_time_median_ms"} <= keys
+
+
+def test_an_implausible_gyro_rate_is_refused_and_said_on_diagnostics(running):
+    """The IMU sent before each joint_states, so that every cycle reads it (over the simulator,
+    whose own IMU comes each cycle, a cycle read the test's only by chance: test_bad_input_nodes).
+    The command stays the wish's, within the joint limits."""
+    proc, robot = running
+    absurd = Imu()
+    absurd.orientation.w, absurd.angular_velocity.x = 1.0, 1e308
+    with robot.cond:
+        seen = len(robot.diagnostics)
+
+    def told() -> bool:
+        return any(s.level != b"\x00" and f"imu refused ({IMU_ANGULAR_VELOCITY_ERROR}): the robot keeps its last "
+                   "command" in s.message and any(v.key == "refused_inputs" for v in s.values)
+                   for d in robot.diagnostics[seen:] for s in d.status if s.name == "nao_motion: whole_body")
+    robot.imu = absurd
+    try:
+        assert robot.wait(told, 5.0), "the whole-body diagnostics did not say why"
+    finally:
+        robot.imu = None
+    with robot.cond:
+        start = len(robot.commands)
+    assert robot.wait(lambda: len(robot.commands) > start + 20, 5.0) and proc.running()
+    assert np.all((robot.last_command() >= MODEL.lower - 1e-9) & (robot.last_command() <= MODEL.upper + 1e-9))
