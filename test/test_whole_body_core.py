@@ -351,21 +351,26 @@ def test_go_to_balance_moves_the_com_over_the_support_foot():
     b.apply(WholeBodySettings(balance_enabled=True, balance_support="RLeg"))  # now allowed
 
 
-def test_the_walks_ankle_damping_never_commands_an_ankle_past_its_limit():
-    """WholeBodyCycle: the gyro's ankle damping goes on top of the balancer's command; an ankle
-    the balancer left at its limit stays at it (the fuzz flood saw LAnkleRoll 8 mrad past it)."""
+def standing_walk_cycle(q: np.ndarray):
+    """A WholeBodyCycle started at q, and a walk reference holding it there in double support."""
     from nao_motion.wholebody.cycle import WholeBodyCycle
 
-    q = posture(MODEL, "StandInit")
-    roll = MODEL.joint_index("LAnkleRoll")
-    q[roll] = MODEL.lower[roll]
     cycle = WholeBodyCycle(MODEL)
     cycle.start(q)
     b = cycle.balancer
     state = b.fk.compute(b.q)
     torso = np.linalg.inv(b.fk.ground_frame(state))
     left, right = (torso @ b.fk.pose(state, f) for f in ("l_sole", "r_sole"))
-    walk = WalkReference(torso[:3, :3] @ state.com_torso_m + torso[:3, 3], left, right, "Legs")
+    return cycle, WalkReference(torso[:3, :3] @ state.com_torso_m + torso[:3, 3], left, right, "Legs")
+
+
+def test_the_walks_ankle_damping_never_commands_an_ankle_past_its_limit():
+    """WholeBodyCycle: the gyro's ankle damping goes on top of the balancer's command; an ankle
+    the balancer left at its limit stays at it (the fuzz flood saw LAnkleRoll 8 mrad past it)."""
+    q = posture(MODEL, "StandInit")
+    roll = MODEL.joint_index("LAnkleRoll")
+    q[roll] = MODEL.lower[roll]
+    cycle, walk = standing_walk_cycle(q)
     for gyro in ([-20.0, -20.0, 0.0], [20.0, 20.0, 0.0]):
         for _ in range(5):
             command = cycle.cycle(q, walk, q, np.array(gyro))
@@ -408,16 +413,9 @@ def test_the_walks_ankle_damping_changes_at_its_rate_and_fades_out_when_the_walk
     motor: 0.042). A gyro that jumps, then no walk: every cycle's change of the command is the
     balancer's own plus at most ``max_rate_radps`` * dt."""
     from nao_motion.walk.stabilizer import StabilizerConfig
-    from nao_motion.wholebody.cycle import WholeBodyCycle
-
     q = posture(MODEL, "StandInit")
-    cycle = WholeBodyCycle(MODEL)
-    cycle.start(q)
+    cycle, walk = standing_walk_cycle(q)
     b = cycle.balancer
-    state = b.fk.compute(b.q)
-    torso = np.linalg.inv(b.fk.ground_frame(state))
-    left, right = (torso @ b.fk.pose(state, f) for f in ("l_sole", "r_sole"))
-    walk = WalkReference(torso[:3, :3] @ state.com_torso_m + torso[:3, 3], left, right, "Legs")
     ankles = [MODEL.joint_index(f"{side}Ankle{axis}") for side in "LR" for axis in ("Pitch", "Roll")]
     rate_step = StabilizerConfig().max_rate_radps * b.dt_s
     previous = cycle.cycle(q, walk, q, np.zeros(3)).copy()
