@@ -393,16 +393,23 @@ def project_coupled_limits(model: NaoModel, q: np.ndarray) -> np.ndarray:
     return q
 
 
-def limit_coupled_steps(model: NaoModel, q: np.ndarray, step: np.ndarray, max_step: np.ndarray) -> None:
+def coupled_joints(model: NaoModel) -> tuple[tuple[int, int, str | None], ...]:
+    """(driver, dependent, side) joint indices of the coupled limits, for ``limit_coupled_steps``
+    (side: the ankle table's "L"/"R", None for the head's): prepared once, used every cycle."""
+    return tuple((model.joint_index(driver), model.joint_index(dependent), side)
+                 for driver, dependent, side in _COUPLED_JOINTS)
+
+
+def limit_coupled_steps(coupled: tuple[tuple[int, int, str | None], ...], q: np.ndarray, step: np.ndarray,
+                        max_step: np.ndarray) -> None:
     """Shorten in place the steps of HeadYaw and the AnklePitches (``step``, from ``q``, rad) so
     that after them the range of the joint they bound (HeadPitch, the AnkleRolls) still comes
     within that joint's ``max_step`` of where it is: ``project_coupled_limits`` then never moves
     it faster. Where the table is steep (AnkleRoll's upper bound: 2.2 deg per deg of AnklePitch
     between -40 and -26 deg) a driver at its own speed moved the bound up to 3 times as fast as
     the dependent joint may move. A dependent already outside its range (an infeasible start) is
-    left to the projection."""
-    for driver_name, dependent_name, side in _COUPLED_JOINTS:
-        driver, dependent = model.joint_index(driver_name), model.joint_index(dependent_name)
+    left to the projection. ``coupled``: ``coupled_joints(model)``."""
+    for driver, dependent, side in coupled:
         dx = float(step[driver])
         if dx == 0.0:
             continue
@@ -451,8 +458,8 @@ def _coupled_range(columns: list[list[float]], x_deg: float) -> tuple[float, flo
 
 
 _HEAD_TABLE = HEAD_PITCH_VS_YAW_DEG.T.tolist()
+_ANKLE_TABLE = LANKLE_ROLL_VS_PITCH_DEG.T.tolist()
 # (driver, dependent, side of the ankle table or None for the head's) of the coupled limits
 _COUPLED_JOINTS = (("HeadYaw", "HeadPitch", None), ("LAnklePitch", "LAnkleRoll", "L"),
                    ("RAnklePitch", "RAnkleRoll", "R"))
 COUPLED_STEP_BISECTIONS = 12  # a driver's step found to 1/4096 of it
-_ANKLE_TABLE = LANKLE_ROLL_VS_PITCH_DEG.T.tolist()

@@ -112,6 +112,10 @@ class WalkStabilizer:
         q_command += self.corrections(angular_velocity_radps, support)
         return self._within_limits(q_command)
 
+    def reset(self) -> None:
+        """No correction left (the whole body starts afresh)."""
+        self.correction_rad.fill(0.0)
+
     def fade(self, q_command: np.ndarray) -> np.ndarray:
         """No damping this cycle (not walking, or no fresh gyro): what is left of the correction
         goes to zero at ``max_rate_radps``, added to ``q_command`` meanwhile; returns it."""

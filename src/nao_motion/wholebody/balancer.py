@@ -71,7 +71,7 @@ import numpy as np
 
 from .. import spatial
 from ..kinematics import ForwardKinematics
-from ..model import NaoModel, limit_coupled_steps, project_coupled_limits
+from ..model import NaoModel, coupled_joints, limit_coupled_steps, project_coupled_limits
 from ..qp import INFEASIBLE, USABLE, SolverSettings, clearance
 from .context import ARM, FRAMES, HEAD, SOLE, SOLE_FRAME, WholeBodyContext
 from .floating_base import N_BASE, FloatingBaseJacobians
@@ -304,6 +304,7 @@ class WholeBodyBalancer:
         self._hands = np.array([model.joint_index(j) for j in model.joint_names if j not in self.fk.joint_names])
         self._vmax_joint = self._ctx.vmax_joint
         self._vmax_step = self._vmax_joint * self.dt_s
+        self._coupled = coupled_joints(model)  # the pass-through's coupled limits, by index
         self._pass_limit = np.zeros(model.n_joints)
         self._chasing = np.zeros(model.n_joints, dtype=bool)  # pass-through: a wish that changed, not reached
         self._stepping = np.zeros(model.n_joints, dtype=bool)
@@ -643,7 +644,7 @@ class WholeBodyBalancer:
         np.negative(limit, out=limit)
         np.maximum(self._step, limit, out=self._step)
         legs_held = self._keep_legs_clear()
-        limit_coupled_steps(model, q, self._step, self._vmax_step)
+        limit_coupled_steps(self._coupled, q, self._step, self._vmax_step)
         passed = self._passed
         if passed is not None and passed[0] is self.settings and self._state_valid and not self._step.any():
             return passed[1]

@@ -42,7 +42,7 @@ class WholeBodyCycle:
     def start(self, q_measured: np.ndarray) -> np.ndarray:
         """Start (pass-through) from the measured pose; returns the balancer's first command."""
         self.balancer.reset(q_measured)
-        self.stabilizer = WalkStabilizer(self.model, self.stabilizer.config)  # no damping left over
+        self.stabilizer.reset()  # no damping left over
         np.copyto(self.command, self.balancer.q)
         return self.balancer.q
 
