@@ -16,7 +16,8 @@ collision filter -> whole-body balancer -> one MuJoCo cycle), standing at StandI
    moveTo(``--goal-m``, 0, 0) at the default gait is running, at 4 phases of a step of the left
    foot (fractions of its planned period; 0 is the start of its double support, the planned
    swing of the default gait's full step starts at 0.2; the simulated foot leaves the floor
-   some 60 ms later) toward the swing
+   some 60 ms later; the moveTo closes on its goal through the odometry, as the planner node's
+   does: its closing steps) toward the swing
    side (+y), toward the support side (-y) and forward; and standing, sideways and forward.
    Survived or fell; survived, the goal miss by ground truth. Each trial twice: without and with
    balance recovery by stepping (``step_recovery``, ``walk.step_recovery``). The other sections
@@ -45,6 +46,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+import mujoco
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
@@ -54,9 +56,11 @@ from nao_motion.footsteps import Pose2D  # noqa: E402
 from nao_motion.footsteps.footstep import Leg  # noqa: E402
 from nao_motion.footsteps.gait_config import GAIT_PARAMETERS, GaitConfig  # noqa: E402
 from nao_motion.model import NaoModel  # noqa: E402
+from nao_motion.sim.mjcf import sole_frame_name  # noqa: E402
 from nao_motion.sim.simulator import NaoSimulator, SimulationDiverged  # noqa: E402
 from nao_motion.sim.walking import SimulatedWalk  # noqa: E402
 from nao_motion.walk.controller import WalkState  # noqa: E402
+from nao_motion.walk.preview_control import GRAVITY_MPS2  # noqa: E402
 from nao_motion.walk.step_phase import LARGEST_SWING_X_M, StepPhases  # noqa: E402
 
 # The settable parameters that bound speed, at NAOqi's maxima; Frequency 1 (with MaxStepFrequency
@@ -83,6 +87,22 @@ def true_torso_pose(walk: SimulatedWalk) -> Pose2D:
     s = walk.state
     yaw = spatial.yaw_of(spatial.rotation_from_quaternion_xyzw(s.torso_orientation_xyzw))
     return Pose2D(float(s.torso_position[0]), float(s.torso_position[1]), yaw)
+
+
+def true_dcm_from_loaded_sole(walk: SimulatedWalk) -> tuple[str, float, float]:
+    """The ground truth's DCM (whole-body CoM + its velocity / omega, omega from its height) in
+    the frame of the sole carrying more of the FSRs' weight: (that foot, x ahead m, y toward the
+    other foot m)."""
+    m, d = walk.sim.mj_model, walk.sim.mj_data
+    mujoco.mj_subtreeVel(m, d)
+    com, velocity = d.subtree_com[1], d.subtree_linvel[1]
+    dcm = com[:2] + velocity[:2] / math.sqrt(GRAVITY_MPS2 / com[2])
+    left = float(np.sum(walk.state.fsr_left)) >= float(np.sum(walk.state.fsr_right))
+    side = "left" if left else "right"
+    site = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_SITE, sole_frame_name(side))
+    r = d.site_xmat[site].reshape(3, 3)
+    x, y = r[:2, :2].T @ (dcm - d.site_xpos[site][:2])
+    return side, float(x), float(-y if left else y)
 
 
 def wrapped(angle_rad: float) -> float:
@@ -162,7 +182,7 @@ class Trial:
 
     def walk_ended(self) -> bool:
         w = self.walk
-        return not w.planner.move_is_active() and w.controller.state is WalkState.IDLE
+        return not (w.planner_cycle.closing or w.planner.move_is_active()) and w.controller.state is WalkState.IDLE
 
     def fall_text(self) -> str:
         if not self.fell:
@@ -234,6 +254,7 @@ class PushResult:
     worst_tilt_deg: float  # after the push
     finished: bool
     duration_s: float  # of the moveTo, from the command to its end
+    dcm_at_push_end: tuple[str, float, float] | None = None  # true_dcm_from_loaded_sole then
 
 
 def push_vector(direction: str, force_n: float) -> tuple[float, float, float]:
@@ -256,7 +277,8 @@ def run_walking_push(model: NaoModel, goal_m: float, force_n: float, direction: 
     trial = Trial(model, step_recovery=step_recovery)
     w = trial.walk
     start = w.true_footprint()
-    w.planner.move_to(goal_m, 0.0, 0.0)
+    dcm_at_push_end = None
+    w.move_to(goal_m, 0.0, 0.0)  # as the planner node's: closed on its goal through the odometry
     if force_n > 0.0:
         trial.run_until(lambda: trial.walk_start_s is not None
                         and w.time_s >= trial.walk_start_s + PUSH_AFTER_WALK_START_S, timeout_s)
@@ -266,13 +288,16 @@ def run_walking_push(model: NaoModel, goal_m: float, force_n: float, direction: 
             trial.run_until(lambda: w.time_s >= push_s - 0.5 * trial.dt_s, timeout_s)
             w.worst_tilt_deg = 0.0  # from the push on (unpushed: the whole walk)
             w.sim.push(push_vector(direction, force_n), PUSH_DURATION_S, frame="torso")
+            trial.run_for(PUSH_DURATION_S)
+            dcm_at_push_end = true_dcm_from_loaded_sole(w)
     finished = trial.run_until(trial.walk_ended, timeout_s)
     duration_s = w.time_s
     if finished:
         trial.run_for(SETTLE_S)
     moved = w.true_footprint().relative_to(start)
     return PushResult(trial.fall_text(), math.hypot(moved.x - goal_m, moved.y),
-                      math.degrees(wrapped(moved.theta)), w.worst_tilt_deg, finished and not trial.fell, duration_s)
+                      math.degrees(wrapped(moved.theta)), w.worst_tilt_deg, finished and not trial.fell, duration_s,
+                      dcm_at_push_end)
 
 
 def run_standing_push(model: NaoModel, force_n: float, direction: str, step_recovery: bool = False) -> PushResult:
@@ -315,25 +340,35 @@ def print_pushes(model: NaoModel, forces_n: Sequence[float], goal_m: float, time
     print("-" * len(header))
     heading_misses: dict[bool, list[float]] = {False: [], True: []}
     falls = {False: 0, True: 0}
+    dcm_rows = []
     for direction in ("swing side", "support side", "forward"):
         for force_n in forces_n:
-            cells = []
+            cells, dcm_cells = [], []
             for phase in PUSH_PHASES:
                 pair = []
                 for recovery in (False, True):
                     r = run_walking_push(model, goal_m, force_n, direction, phase, timeout_s, recovery)
                     pair.append(push_cell(r))
+                    if not recovery and r.dcm_at_push_end is not None:
+                        side, x, y = r.dcm_at_push_end
+                        dcm_cells.append(f"{side[0].upper()} {100 * x:+5.1f} {100 * y:+5.1f}")
                     if r.fall == "-":
                         heading_misses[recovery].append(abs(r.heading_miss_deg))
                     else:
                         falls[recovery] += 1
                 cells.append(" > ".join(pair))
             print(f"{direction:<19}{force_n:5.0f}N" + "".join(f"{c:>26}" for c in cells), flush=True)
+            dcm_rows.append(f"{direction:<19}{force_n:5.0f}N" + "".join(f"{c:>26}" for c in dcm_cells))
     for recovery in (False, True):
         misses = heading_misses[recovery]
         heading = (f"heading at the end off the goal's by up to {max(misses):.0f} deg (median "
                    f"{float(np.median(misses)):.0f} deg)" if misses else "")
         print(f"   step recovery {'on ' if recovery else 'off'}: {falls[recovery]} falls; survived walks: {heading}")
+    print("\n   the true DCM at the push's end (step recovery off), cm from the loaded sole's ankle (L/R): x ahead, "
+          "y toward the other foot; one ankle holds the ZMP within x -5.1..+5.8 (AnklePitch's torque), "
+          "y -5.0..+3.9 (the sole)")
+    print(header)
+    print("\n".join(dcm_rows))
     print(f"\n{'standing, push':<19}{'force':>6}{'recovery':>10}{'result':>22}{'feet/torso moved':>20}{'heading':>10}")
     for direction in ("left", "forward"):
         for force_n in forces_n:

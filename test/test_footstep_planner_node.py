@@ -20,7 +20,7 @@ from rcl_interfaces.msg import Log  # noqa: E402
 from rcl_interfaces.srv import GetParameters, SetParametersAtomically  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
-from std_msgs.msg import Float64MultiArray  # noqa: E402
+from std_msgs.msg import Bool, Float64MultiArray  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
 from visualization_msgs.msg import Marker, MarkerArray  # noqa: E402
@@ -30,7 +30,7 @@ from nao_motion.footsteps.gait_config import get_move_config  # noqa: E402
 from nao_motion.ros.footstep_messages import (  # noqa: E402
     FootstepMessageError, FootstepPlan, FootstepRequest, decode_plan, decode_request, encode_plan,
     encode_request, plan_of)
-from nao_motion.ros.qos import TF_QOS, TF_STATIC_QOS  # noqa: E402
+from nao_motion.ros.qos import LATCHED_QOS, TF_QOS, TF_STATIC_QOS  # noqa: E402
 from nao_motion.suite import NODES  # noqa: E402
 
 PLANNER = next(spec for spec in NODES if spec.executable == "footstep_planner")
@@ -136,6 +136,7 @@ class Probe(SpinningProbe):
         }
         self.tf_pub = node.create_publisher(TFMessage, "/tf", TF_QOS)
         self.odom_pub = node.create_publisher(Odometry, "odom", 10)
+        self.hold_step_pub = node.create_publisher(Bool, "walk/hold_step", LATCHED_QOS)
         node.create_subscription(Float64MultiArray, "footsteps/plan", self._on_plan, PLAN_RECORDER_QOS)
         node.create_subscription(MarkerArray, "footsteps/markers", lambda m: self.add(self.markers, m), 10)
         self.record_logs("footstep_planner", self.logs)
@@ -428,6 +429,26 @@ REFUSED = {
 def identity(step):
     """A step without its unchangeable flag (which changes as time passes)."""
     return step.leg, step.start_s, step.end_s, step.origin, step.target
+
+
+def test_the_plans_time_stands_still_while_the_walk_holds_a_lift_off(running):
+    """walk/hold_step: every step, the one in progress too, comes later by the time held."""
+    _, probe = running
+    idle = probe.idle()
+    target = (idle.robot_position() * Pose2D(0.3, 0.0, 0.0)).normalized()
+    plan = probe.send("goal_pose", goal(target.x, target.y, target.theta))
+    first = plan.steps[0]
+    probe.hold_step_pub.publish(Bool(data=True))
+    time.sleep(0.5)
+    probe.hold_step_pub.publish(Bool(data=False))
+    # its clock ran on (the plan goes out on a change and at 2 Hz)
+    assert probe.wait(lambda: probe.plans[-1].time_s > plan.time_s + 0.7, 5.0)
+    later = probe.latest()
+    same = [s for s in later.steps if s.leg is first.leg and s.target == first.target]
+    assert same, "the first step is gone"
+    assert same[0].start_s - first.start_s == pytest.approx(0.5, abs=0.15)
+    assert later.steps[-1].end_s - same[0].start_s == pytest.approx(plan.steps[-1].end_s - first.start_s)
+    probe.idle()
 
 
 def test_refused_commands_say_why_and_keep_the_plan(running):

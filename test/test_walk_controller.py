@@ -19,8 +19,9 @@ from nao_motion.footsteps.gait_config import DEFAULT_GAIT_CONFIG
 from nao_motion.kinematics import ForwardKinematics
 from nao_motion.model import NaoModel
 from nao_motion.postures import posture
-from nao_motion.spatial import rot_z, transform
+from nao_motion.spatial import rot_x, rot_z, transform
 from nao_motion.walk.controller import (
+    HOLD_ECHO_TIMEOUT_S,
     MAX_SETTLE_S,
     PlanError,
     WalkController,
@@ -58,9 +59,12 @@ class PerfectRobot:
         self.time_s = 0.0
         self.plan_key = None
         self.states, self.kills, self.move_inits = [], 0, 0
+        self.hears_hold_step, self.hold_step = True, False
 
     def cycle(self):
         i, planner = self.inputs, self.planner
+        if self.hold_step:  # the planner node hears walk/hold_step: its plan's time stands still
+            planner.hold_steps(self.time_s - planner.now_s)
         planner.advance_to(self.time_s)
         steps, feet = planner.steps(), planner.feet
         key = (len(steps), steps[0].start_s if steps else None, feet.left, feet.right)
@@ -75,6 +79,7 @@ class PerfectRobot:
             planner.kill_move()
         if out.state.holds_start:  # the planner node hears walk/hold_start
             planner.hold_start()
+        self.hold_step = out.hold_step and self.hears_hold_step
         if out.move_init:
             self.move_inits += 1
         if out.reference is not None:  # the perfect balancer: the CoM where it was asked
@@ -317,6 +322,74 @@ def test_a_plan_that_moves_the_step_in_progress_stops_the_walk_and_sets_the_foot
     while out.state is WalkState.LANDING:
         out = robot.cycle()
     assert out.ended and out.state is WalkState.IDLE
+
+
+def leaning_at_the_first_lift_off(robot: PerfectRobot, roll_deg: float = -12.0):
+    """Walks moveTo(0.3, 0, 0) up to 0.3 s before its first lift-off (the left foot's), then leans
+    the robot (the IMU's roll; the model's torso stays upright) toward that foot: the measured DCM
+    goes over it. Returns the first step as planned."""
+    robot.run(0.1)
+    robot.planner.move_to(0.3, 0.0, 0.0)
+    robot.cycle()
+    step = robot.planner.steps()[0]
+    assert step.leg is Leg.LEFT
+    robot.run(robot.controller.walk_config.phases.swing_start_s(step) - robot.time_s - 0.3)
+    robot.inputs.imu_attitude[:] = rot_x(math.radians(roll_deg))
+    return step
+
+
+def hold_and_support(robot: PerfectRobot) -> tuple[bool, str]:
+    """One cycle: whether the walk held a lift-off, and the references' support."""
+    out = robot.cycle()
+    return out.hold_step, out.reference.support
+
+
+def test_a_step_whose_swing_could_not_catch_the_robot_waits_with_the_planner_then_walks_on():
+    robot = PerfectRobot()
+    first = leaning_at_the_first_lift_off(robot)
+    lift_s = robot.controller.walk_config.phases.swing_start_s(first)
+    held = [hold_and_support(robot) for _ in range(60)]  # 0.6 s
+    assert not held[0][0] and all(hold for hold, _ in held[35:])
+    assert all(support == "Legs" for _, support in held)  # both feet stay on the floor
+    assert "holding the lift-off" in robot.controller.outputs.reason
+    # The planner held its steps with the walk, within a cycle: its step starts ~0.3 s later.
+    planned = robot.planner.steps()[0]
+    assert planned.leg is first.leg and planned.target == first.target
+    assert planned.start_s - first.start_s == pytest.approx(robot.controller.held_s, abs=DT_S + 1e-9)
+    assert robot.controller.held_s > 0.25 and robot.controller.plan_delay_s <= DT_S + 1e-9
+    robot.inputs.imu_attitude[:] = np.eye(3)  # upright again: the step goes on
+    out = robot.run(0.05)
+    assert not out.hold_step
+    lifted = robot.run(0.1).reference
+    assert lifted.support == "RLeg" and robot.time_s > lift_s + 0.25
+    out = robot.walk_to_the_end()
+    assert out.reason == "plan done" and robot.kills == 0
+    assert robot.planner.get_robot_position().x == pytest.approx(0.3, abs=0.01)
+
+
+def test_a_lift_off_is_held_at_most_lift_off_hold_max_s():
+    robot = PerfectRobot(WalkControllerConfig(lift_off_hold_max_s=0.2))
+    leaning_at_the_first_lift_off(robot)
+    cycles = [hold_and_support(robot) for _ in range(80)]
+    assert sum(hold for hold, _ in cycles) * DT_S == pytest.approx(0.2, abs=DT_S + 1e-9)
+    assert any(support == "RLeg" for _, support in cycles)  # then the step goes on
+    assert robot.kills == 0 and robot.controller.outputs.reason == "walking"
+    robot = PerfectRobot(WalkControllerConfig(lift_off_hold=False))
+    leaning_at_the_first_lift_off(robot)
+    assert not any(robot.cycle().hold_step for _ in range(80))
+
+
+def test_a_planner_that_does_not_hold_its_steps_with_the_walk_stops_it():
+    """Its clock would end the step the walk still holds: the foot would jump to its target."""
+    robot = PerfectRobot()
+    robot.hears_hold_step = False
+    leaning_at_the_first_lift_off(robot)
+    out = robot.cycle()
+    while not out.kill_move:
+        assert robot.controller.held_s <= HOLD_ECHO_TIMEOUT_S + 2 * DT_S
+        out = robot.cycle()
+    assert out.ended and out.state is WalkState.IDLE and robot.kills == 1
+    assert "did not hold its steps with the walk" in out.reason and "walk/hold_step" in out.reason
 
 
 def test_the_protections_can_be_switched_off():

@@ -24,7 +24,7 @@ from geometry_msgs.msg import PointStamped, PoseArray, PoseStamped  # noqa: E402
 from nav_msgs.msg import Odometry  # noqa: E402
 from rclpy.qos import QoSProfile  # noqa: E402
 from rcl_interfaces.msg import Log  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
+from sensor_msgs.msg import Imu, JointState  # noqa: E402
 from std_msgs.msg import Bool, Float32MultiArray, Float64MultiArray, String  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
@@ -38,6 +38,7 @@ from nao_motion.ros.footstep_messages import FootstepPlan, decode_plan  # noqa: 
 from nao_motion.ros.qos import CYCLE_QOS, LATCHED_QOS, TF_QOS  # noqa: E402
 from nao_motion.spatial import rot_z, transform  # noqa: E402
 from nao_motion.suite import NODES  # noqa: E402
+from nao_motion.walk.step_phase import StepPhases  # noqa: E402
 
 WALK = next(spec for spec in NODES if spec.executable == "walk")
 PLANNER = next(spec for spec in NODES if spec.executable == "footstep_planner")
@@ -64,13 +65,15 @@ class Robot(SpinningProbe):
         self.torso = START_TORSO.copy()
         self.fsr_n = WEIGHT_N / 8.0  # per sensor, 8 sensors
         self.states_paused = False  # joint_states withheld: the walk's cycle stalls
+        self.imu_roll_rad: float | None = None  # an imu, leaning the robot by this roll; None: no imu
         self.com_refs, self.feet_refs, self.supports, self.active, self.odom = [], [], [], [], []
         self.plans, self.logs, self.diagnostics, self.tf, self.targets = [], [], [], [], []
-        self.holds = []
+        self.holds, self.step_holds = [], []
         self.states_stamps = set()
         self.states_pub = node.create_publisher(JointState, "joint_states", CYCLE_QOS)
         self.torso_pub = node.create_publisher(PoseStamped, "whole_body/torso_pose", CYCLE_QOS)
         self.fsr_pubs = [node.create_publisher(Float32MultiArray, f"fsr/{s}", CYCLE_QOS) for s in ("left", "right")]
+        self.imu_pub = node.create_publisher(Imu, "imu", CYCLE_QOS)
         self.stiffness_pub = node.create_publisher(JointState, "joint_stiffness", CYCLE_QOS)
         self.targets_pub = node.create_publisher(JointState, "joint_targets", CYCLE_QOS)
         self.goal_pub = node.create_publisher(PoseStamped, "goal_pose", 10)
@@ -81,6 +84,7 @@ class Robot(SpinningProbe):
         node.create_subscription(Bool, "walk/active", self._stamped(self.active), LATCHED_QOS)
         node.create_subscription(Odometry, "odom", self._stamped(self.odom), 10)
         node.create_subscription(Bool, "walk/hold_start", self._stamped(self.holds), LATCHED_QOS)
+        node.create_subscription(Bool, "walk/hold_step", self._stamped(self.step_holds), LATCHED_QOS)
         node.create_subscription(TFMessage, "/tf", self._stamped(self.tf), TF_QOS)
         node.create_subscription(JointState, "joint_targets", self._stamped(self.targets), CYCLE_QOS)
         # Every plan, not only the newest: a walk the protections refuse is planned and killed
@@ -130,6 +134,7 @@ class Robot(SpinningProbe):
         stamp = self.node.get_clock().now().to_msg()
         with self.cond:
             q, torso, fsr, paused = self.q.copy(), self.torso.copy(), self.fsr_n, self.states_paused
+            roll = self.imu_roll_rad
         if not paused:
             states = JointState(name=list(MODEL.joint_names), position=q.tolist())
             states.header.stamp = stamp
@@ -144,6 +149,11 @@ class Robot(SpinningProbe):
         self.torso_pub.publish(pose)
         for pub in self.fsr_pubs:
             pub.publish(Float32MultiArray(data=[fsr] * 4))
+        if roll is not None:
+            imu = Imu()
+            imu.header.frame_id, imu.header.stamp = "torso", stamp
+            imu.orientation.x, imu.orientation.w = math.sin(roll / 2), math.cos(roll / 2)
+            self.imu_pub.publish(imu)
 
     # --- helpers ------------------------------------------------------------------------------
     def since(self, store, t0):
@@ -554,3 +564,43 @@ def test_a_walk_from_a_posture_not_walk_ready_first_performs_the_initialization_
     finally:
         with robot.cond:
             robot.q = STAND_INIT.copy()
+
+
+def test_a_step_whose_swing_could_not_catch_the_robot_waits_and_the_planner_holds_with_it(running):
+    """The robot leans (its imu, 12 deg) onto the foot the plan is about to lift: the measured DCM
+    is over it, and its step could not catch the robot. The walk holds the lift-off and says
+    walk/hold_step, the planner holds its steps, both feet stay on the floor; upright again, the
+    step goes on and the walk ends at its goal."""
+    robot = running
+    robot.idle()
+    start_plan = robot.plan().robot_position()
+    start = odom_pose(robot.odom[-1][1])
+    t0 = robot.goal(start[0] + 0.2, start[1], 0.0)
+    assert robot.wait(lambda: any(p.steps for p in robot.since(robot.plans, t0)), 5.0), "no plan for the goal"
+    first = next(p for p in robot.since(robot.plans, t0) if p.steps).steps[0]
+    lift_s = StepPhases().swing_start_s(first)
+    try:
+        time.sleep(max(0.0, lift_s - 0.3 - time.time()))  # the nodes' clock is the system's
+        t_lean = time.monotonic()
+        with robot.cond:
+            robot.imu_roll_rad = -math.radians(12.0) * first.leg.side  # toward the foot about to swing
+        assert robot.wait(lambda: any(m.data for m in robot.since(robot.step_holds, t_lean)), 2.0), \
+            "no walk/hold_step"
+        t_held = time.monotonic()
+        time.sleep(0.6)
+        held = [p.steps[0] for p in robot.since(robot.plans, t_held) if p.steps]
+        assert held and held[-1].target == first.target and held[-1].start_s > first.start_s + 0.4  # the planner held
+        assert {m.data for m in robot.since(robot.supports, t_held + 0.1)} <= {"Legs"}
+        t_upright = time.monotonic()
+        with robot.cond:
+            robot.imu_roll_rad = 0.0
+        assert robot.wait(lambda: any(not m.data for m in robot.since(robot.step_holds, t_upright)), 2.0)
+        assert robot.wait(lambda: any(m.data == first.leg.other.value for m in robot.since(robot.supports, t_upright)),
+                          2.0), "the step did not go on"
+        assert robot.wait(lambda: not robot.is_active(), 15.0), "the walk did not end"
+        assert_moved(robot.plan().robot_position(), start_plan, 0.2)
+        assert not any("killMove" in m for m in robot.since(robot.logs, t0))
+    finally:
+        with robot.cond:
+            robot.imu_roll_rad = None
+

@@ -15,6 +15,7 @@ from nao_motion.model import NaoModel
 from nao_motion.sim.walking import SimulatedWalk
 from nao_motion.walk.controller import WalkControllerConfig, WalkState
 from nao_motion.walk.heading_correction import HeadingCorrection
+from nao_motion.walk.measured_dcm import MeasuredDcm
 from nao_motion.walk.step_phase import StepPhases
 from nao_motion.walk.step_recovery import StepRecovery, StepRecoveryConfig
 
@@ -27,7 +28,7 @@ def recovery_after(lateral_error_m: float, forward_error_m: float = 0.0, touchdo
                    heading_rad: float = 0.0, cycles: int = 1) -> StepRecovery:
     """A StepRecovery that measured a CoM off the plan's (at rest) by the given errors, in the
     robot's frame heading ``heading_rad``, for ``cycles`` cycles."""
-    r = StepRecovery(StepRecoveryConfig(), COM_HEIGHT_M, DT_S)
+    r = StepRecovery(StepRecoveryConfig(), DT_S)
     c, s = math.cos(heading_rad), math.sin(heading_rad)
     com = np.array([c * forward_error_m - s * lateral_error_m, s * forward_error_m + c * lateral_error_m])
     for _ in range(cycles):
@@ -35,21 +36,31 @@ def recovery_after(lateral_error_m: float, forward_error_m: float = 0.0, touchdo
     return r
 
 
+def at_rest(com_m) -> MeasuredDcm:
+    """A measured DCM of a CoM at rest at ``com_m``."""
+    dcm = MeasuredDcm(COM_HEIGHT_M, DT_S)
+    dcm.measure(np.asarray(com_m, dtype=float))
+    return dcm
+
+
 def hold(r: StepRecovery, com_m, heading_rad: float = 0.0, touchdown_in_s: float = 0.4) -> None:
     """One cycle with the measured CoM at ``com_m``, at rest, the plan's at rest at the origin."""
-    r.com_m[:] = com_m
-    r.velocity_mps[:] = 0.0
-    r.update(np.zeros(2), np.zeros(2), heading_rad, touchdown_in_s)
+    r.update(at_rest(com_m), np.zeros(2), np.zeros(2), heading_rad, touchdown_in_s)
 
 
 def test_the_measured_velocity_is_the_filtered_rate_of_the_measured_com():
-    r = StepRecovery(StepRecoveryConfig(), COM_HEIGHT_M, DT_S)
+    dcm = MeasuredDcm(COM_HEIGHT_M, DT_S)
     for k in range(30):
-        r.measure(np.array([0.2 * k * DT_S, -0.1 * k * DT_S]))
-    np.testing.assert_allclose(r.velocity_mps, (0.2, -0.1), atol=1e-3)
-    # the DCM error counts the velocity: c + c_dot / omega
-    r.update(r.com_m.copy(), np.zeros(2), 0.0, 0.0)
-    np.testing.assert_allclose(r.error_m, r.velocity_mps / r.omega)
+        dcm.measure(np.array([0.2 * k * DT_S, -0.1 * k * DT_S]))
+    np.testing.assert_allclose(dcm.velocity_mps, (0.2, -0.1), atol=1e-3)
+    # the DCM counts the velocity: c + c_dot / omega, omega = sqrt(g / z_c)
+    np.testing.assert_allclose(dcm.dcm_m, dcm.com_m + dcm.velocity_mps / math.sqrt(9.81 / COM_HEIGHT_M))
+    r = StepRecovery(StepRecoveryConfig(), DT_S)
+    r.update(dcm, dcm.com_m.copy(), np.zeros(2), 0.0, 0.0)
+    np.testing.assert_allclose(r.error_m, dcm.velocity_mps / dcm.omega)
+    dcm.reset()  # a new walk: the velocity starts again from the next measurement
+    dcm.measure(np.array([1.0, 1.0]))
+    np.testing.assert_allclose(dcm.velocity_mps, 0.0)
 
 
 def test_an_error_the_support_absorbs_moves_no_foothold():
@@ -63,13 +74,14 @@ def test_a_lateral_error_beyond_the_threshold_moves_the_footholds_by_the_excess_
     assert r.recovering and r.recoveries == 1
     assert r.step_m[1] > 0.0
     threshold_m = StepRecoveryConfig().threshold_m  # what the support absorbs; the rest grows
-    expected_m = (0.04 - threshold_m) * math.exp(r.omega * 0.1)  # ~0.9 cm
+    omega = math.sqrt(9.81 / COM_HEIGHT_M)
+    expected_m = (0.04 - threshold_m) * math.exp(omega * 0.1)  # ~0.9 cm
     np.testing.assert_allclose(r.wanted_m, (0.0, expected_m), atol=1e-9)
     # ... reached at the shift rate, not at once (a foot in the air is retargeted smoothly)
     r = recovery_after(0.06, touchdown_in_s=0.1)
     np.testing.assert_allclose(r.applied_m, (0.0, StepRecoveryConfig().shift_rate_mps * DT_S), atol=1e-9)
     r = recovery_after(0.06, touchdown_in_s=0.1, cycles=20)
-    np.testing.assert_allclose(r.applied_m, (0.0, 0.025 * math.exp(r.omega * 0.1)), atol=1e-9)
+    np.testing.assert_allclose(r.applied_m, (0.0, 0.025 * math.exp(omega * 0.1)), atol=1e-9)
 
 
 def test_the_shift_is_across_the_heading_and_bounded():

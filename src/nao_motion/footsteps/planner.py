@@ -309,6 +309,11 @@ class FootstepPlanner:
         there if it has begun on this clock. Called every cycle while the walk says so."""
         self._queue.postpone_start(self._queue.now_s + self._queue.preview_s)
 
+    def hold_steps(self, duration_s: float) -> None:
+        """The walk held its lift-off for ``duration_s`` (its step could not catch the robot,
+        ``walk/hold_step``): every step, the one in progress too, comes that much later."""
+        self._queue.postpone(finite_number(duration_s, "duration_s"))
+
     def kill_move(self) -> None:
         """Stop at once: every step is dropped, the one in progress included."""
         self._queue.clear()

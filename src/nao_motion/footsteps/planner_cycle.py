@@ -9,7 +9,7 @@ robot walks.
     cycle = FootstepPlannerCycle(FootstepPlanner(left, right, now_s))
     cycle.move_to(0.4, 0.0, 0.0, config)          # moveTo: closed on through the odometry
     cycle.other_command(lambda: cycle.planner.move(0.1, 0.0, 0.0))   # any other command
-    cycle.advance_to(now_s, walk_holds_start)     # every motion cycle while there is a plan
+    cycle.advance_to(now_s, walk_holds_start, walk_holds_step)   # every motion cycle while there is a plan
     if cycle.wants_odometry:                       # the feet stand: a sample can be compared
         cycle.observe(base_footprint_odom, stamp_s)
 """
@@ -54,10 +54,11 @@ class FootstepPlannerCycle:
         """New tolerances, from the next comparison on."""
         self.correction.config = config
 
-    def advance_to(self, now_s: float, walk_holds_start: bool = False) -> bool:
+    def advance_to(self, now_s: float, walk_holds_start: bool = False, walk_holds_step: bool = False) -> bool:
         """The planner to the clock (steps done, the plan's feet planted, the start held while
-        the walk asks for it: ``walk/hold_start``); returns whether the clock went back (a
-        simulation reset: the plan is dropped, the feet kept, nothing closed on)."""
+        the walk asks for it: ``walk/hold_start``; the plan's time standing still while the walk
+        holds a lift-off: ``walk/hold_step``); returns whether the clock went back (a simulation
+        reset: the plan is dropped, the feet kept, nothing closed on)."""
         planner = self.planner
         went_back = now_s < planner.now_s
         if went_back:
@@ -65,6 +66,8 @@ class FootstepPlannerCycle:
             planner.reset(feet.left, feet.right, now_s)
             self.plan_frame.restart_clock()
             self.correction.cancel()
+        elif walk_holds_step:
+            planner.hold_steps(now_s - planner.now_s)
         done = planner.advance_to(now_s)
         if done:
             self.plan_frame.feet_planted_at(done[-1].end_s)

@@ -107,9 +107,11 @@ class StepQueue:
     def postpone_start(self, start_s: float) -> None:
         """The plan starts at ``start_s`` instead (every step shifted by as much), if that is
         later: also when its first step has begun on this clock, for the walk has not taken it."""
-        if not self._steps:
-            return
-        shift_s = start_s - self._steps[0].start_s
+        if self._steps:
+            self.postpone(start_s - self._steps[0].start_s)
+
+    def postpone(self, shift_s: float) -> None:
+        """Every step (the one in progress too) ``shift_s`` later, if that is > 0."""
         if shift_s > 0.0:
             self._steps = [replace(s, start_s=s.start_s + shift_s, end_s=s.end_s + shift_s) for s in self._steps]
 

@@ -33,6 +33,7 @@ chain runs too.
 | sub | `goal_pose` | geometry_msgs/PoseStamped | moveTo the pose (rviz "2D Goal Pose"): frame `odom` or "" (the sensed odometry's frame) into the plan's through `plan_from_odom`, `footstep_plan` (the plan's own, as ALMotion's moveTo sends) as is, any other frame through /tf into `odom` first; position x, y and yaw used. Config: the common gait parameters (NAOqi's moveTo takes no per-foot keys nor Frequency). Refused (plan kept): unknown frame, NaN/inf, zero quaternion, farther than `max_goal_distance_m` |
 | sub | `odom` | nav_msgs/Odometry | the walk's sensed base_footprint (x, y, yaw; frame `odom` or ""), read when the planner advances: compared with the plan's robot position while the plan's feet stand still (`plan_from_odom`); a non-finite pose, another frame or a position beyond `MAX_ODOM_DISTANCE_M` (10 km) is ignored (throttled warning) |
 | sub | `walk/hold_start` | std_msgs/Bool (transient local) | the walk node has not started the plan and cannot yet (its initialization movement, NAOqi: a walk from a posture that is not walk-ready first performs one; or the plan reached it too late for its first step): while true, the plan's first step is kept one preview window ahead |
+| sub | `walk/hold_step` | std_msgs/Bool (transient local) | the walk node holds a step's lift-off (the step could not catch the robot, ``walk.lift_off``): while true, the plan's time stands still (every step, the one in progress too, comes later by the time held) |
 | sub | `footsteps/request` | std_msgs/Float64MultiArray | setFootSteps / setFootStepsWithSpeed (legs, poses relative to the other foot, times or speeds, clearExisting); layout in `nao_motion.ros.footstep_messages` |
 | pub | `footsteps/plan` | std_msgs/Float64MultiArray (transient local) | planted feet + every planned step (leg, times on the node's clock, poses in the plan's frame `footstep_plan`, gait values, unchangeable flag), on every change and at 2 Hz; layout and codec in `nao_motion.ros.footstep_messages` |
 | pub | `/tf_static` | tf2_msgs/TFMessage | ``odom -> footstep_plan`` (the plan's frame where the sensed odometry has it: `plan_from_odom` inverted), sent when it changes (an odometry sample compared after a walk), so the plan's poses show in rviz and tf2 resolves them |
@@ -142,8 +143,9 @@ class FootstepPlannerNode(Node):
         self.create_subscription(Twist, "cmd_vel_normalized", self.on_cmd_vel_normalized, 10)
         self.create_subscription(PoseStamped, "goal_pose", self.on_goal_pose, 10)
         self.create_subscription(Float64MultiArray, "footsteps/request", self.on_footsteps_request, 10)
-        self.walk_holds_start = False
+        self.walk_holds_start = self.walk_holds_step = False
         self.create_subscription(Bool, "walk/hold_start", self.on_walk_hold_start, LATCHED_QOS)
+        self.create_subscription(Bool, "walk/hold_step", self.on_walk_hold_step, LATCHED_QOS)
         self.create_service(Trigger, "stop_move", self.on_stop_move)
         self.create_service(Trigger, "kill_move", self.on_kill_move)
 
@@ -205,7 +207,7 @@ class FootstepPlannerNode(Node):
         return self.get_clock().now().nanoseconds * 1e-9
 
     def _advance(self) -> None:
-        if self.cycle.advance_to(self._now_s(), self.walk_holds_start):
+        if self.cycle.advance_to(self._now_s(), self.walk_holds_start, self.walk_holds_step):
             # The clock went back (simulation reset): the plan's times are meaningless now.
             self.last_plan_s = -math.inf  # published again at once, dated on the new clock
             throttled_warning(self, "clock", "the clock went back: plan dropped, feet kept")
@@ -310,6 +312,9 @@ class FootstepPlannerNode(Node):
 
     def on_walk_hold_start(self, msg: Bool) -> None:
         self.walk_holds_start = msg.data
+
+    def on_walk_hold_step(self, msg: Bool) -> None:
+        self.walk_holds_step = msg.data
 
     def on_footsteps_request(self, msg: Float64MultiArray) -> None:
         try:

@@ -33,6 +33,7 @@ first read it. Plans, user commands, stiffness and services are ordinary callbac
 | pub | `/tf` | tf2_msgs/TFMessage | ``odom -> base_footprint`` (the kinematics node publishes base_footprint -> base_link) |
 | pub | `walk/active` | std_msgs/Bool (transient local) | moveIsActive: on every change and at 1 Hz |
 | pub | `walk/hold_start` | std_msgs/Bool (transient local) | true while the walk has steps planned but cannot start them yet: its initialization movement (the posture not walk-ready), or a plan whose first step starts less than 0.5 s ahead (it came late); the footstep planner keeps the plan's start a preview window ahead meanwhile; on every change |
+| pub | `walk/hold_step` | std_msgs/Bool (transient local) | true while the walk holds a step's lift-off: the step could not catch the robot (the measured DCM, ``walk.lift_off``) and both feet still hold it; the footstep planner holds its steps meanwhile (the plan's time stands still); on every change |
 | pub | `joint_targets` | sensor_msgs/JointState | arm swing (L/RShoulderPitch only, `header.frame_id` ``walk_arm_swing``) and moveInit's posture (``walk_move_init``, at 0.3 x each joint's maximum speed), sent by moveInit and by a walk that starts from a posture that is not walk-ready (the initialization movement) |
 | pub | `walk/markers` | visualization_msgs/MarkerArray | at most 10 Hz while walking and subscribed, ``odom``: planned ZMP, planned CoM, the planned CoM's path |
 | pub | `/diagnostics` | diagnostic_msgs/DiagnosticArray | 1 Hz: cycle time, state, last reason, steps, foot forces, leg stiffness, CoM feedback error; WARN without `joint_states` |
@@ -42,6 +43,7 @@ first read it. Plans, user commands, stiffness and services are ordinary callbac
 | param | `com_feedback_gain` | double in [0, 1] | fraction of the measured-minus-planned CoM error blended into the generator per cycle (0, the default: open loop in position, the whole-body node's gyro ankle damping being the walk's feedback); read when a walk starts |
 | param | `heading_correction_gain` | double in [0, 1] | fraction of the measured heading error (IMU yaw - balancer torso yaw) turned into the executed steps at each lift-off (1.0; 0: open loop); read when a walk starts |
 | param | `step_recovery`, `step_recovery_threshold_m`, `step_recovery_max_shift_m` | bool; double in (0, 0.2] m | balance recovery by stepping (``walk.step_recovery``): when the measured DCM (IMU tilt + FK of the measured joints) is off the plan's sideways by more than the threshold (0.035), the steps not yet taken move by the excess as it grows until the next touchdown, at most max_shift (0.1) per disturbance, each step clipped by NAOqi's clipping; the position correction then takes the walk back onto the plan from where the robot stands (false, the default: off; see the README); read when a walk starts |
+| param | `lift_off_hold`, `lift_off_hold_max_s` | bool; double in (0, 5] | the lift-off check (``walk.lift_off``): a step whose swing could not catch the robot (the measured DCM, against where its foot lands: as planned, or anywhere NAOqi's clipping allows with `step_recovery`) waits while both feet hold it, at most `lift_off_hold_max_s` (1.0) in one double support, then goes on (true); read when a walk starts |
 | param | `position_correction_gain` | double in [0, 1] | fraction of the feet's position error (sensed odometry - plan) shifted into the executed steps at each lift-off, at most 1.5 cm per step (0.0, the default: off; see below); read when a walk starts |
 | param | `foot_contact_protection`, `foot_contact_min_force_n` | bool, double > 0 | below this total FSR force (N) for 0.05 s the robot is in the air: no walk (true, 10.0) |
 | param | `stiffness_protection` | bool | a leg joint's stiffness <= 0.6 stops or refuses the walk (true) |
@@ -190,6 +192,11 @@ PARAMETER_SPECS = {
     "step_recovery_max_shift_m": _spec("step_recovery_max_shift_m", "the footholds move at most this far (m) for "
                                        "one disturbance (each step still clipped by NAOqi's clipping); read when "
                                        "a walk starts", minimum=0.0, maximum=0.2, exclusive_minimum=True),
+    "lift_off_hold": _spec("lift_off_hold", "a step whose swing could not catch the robot (the measured DCM) waits "
+                                            "while both feet hold it; read when a walk starts"),
+    "lift_off_hold_max_s": _spec("lift_off_hold_max_s", "a lift-off waits at most this long (s) in one double "
+                                 "support, then the step goes on; read when a walk starts", minimum=0.0, maximum=5.0,
+                                 exclusive_minimum=True),
     "foot_contact_protection": _spec("foot_contact_protection", "no walk while the feet's total FSR force is below "
                                                                 "foot_contact_min_force_n"),
     "foot_contact_min_force_n": _spec("foot_contact_min_force_n", "total FSR force (N) below which the robot is in "
@@ -242,6 +249,7 @@ class WalkNode(Node):
         self.odom_pub = self.create_publisher(Odometry, "odom", 10)
         self.active_pub = self.create_publisher(Bool, "walk/active", LATCHED_QOS)
         self.hold_start_pub = self.create_publisher(Bool, "walk/hold_start", LATCHED_QOS)
+        self.hold_step_pub = self.create_publisher(Bool, "walk/hold_step", LATCHED_QOS)
         self.targets_pub = self.create_publisher(JointState, "joint_targets", CYCLE_QOS)
         self.marker_pub = self.create_publisher(MarkerArray, "walk/markers", 10)
         self.tf = TfPublisher(self)
@@ -305,7 +313,7 @@ class WalkNode(Node):
         self.last_markers_s = -math.inf
         self.active_msg = Bool(data=False)
         self.last_active_s = -math.inf
-        self.hold_start_msg = Bool(data=False)
+        self.hold_start_msg, self.hold_step_msg = Bool(data=False), Bool(data=False)
 
         self.last_out: WalkOutputs | None = None  # of the latest cycle, for the diagnostics
         self.diagnostics = CycleDiagnostics(self, "walk", self.model.cycle_time_s, self._diagnose,
@@ -314,6 +322,7 @@ class WalkNode(Node):
         self.create_timer(WATCHDOG_PERIOD_S, self.on_watchdog)
         self._publish_active(-math.inf)  # latched: moveIsActive is answered before the first cycle
         self.hold_start_pub.publish(self.hold_start_msg)
+        self.hold_step_pub.publish(self.hold_step_msg)
         self.get_logger().info(f"walk for NAO {version}: CoM height {c.walk_config.com_height_m:.4f} m "
                                f"({WALK_POSTURE}), preview {c.walk_config.preview.preview_s} s, cycle on "
                                f"joint_states")
@@ -522,6 +531,9 @@ class WalkNode(Node):
         if out.state.holds_start != self.hold_start_msg.data:
             self.hold_start_msg.data = out.state.holds_start
             self.hold_start_pub.publish(self.hold_start_msg)
+        if out.hold_step != self.hold_step_msg.data:
+            self.hold_step_msg.data = out.hold_step
+            self.hold_step_pub.publish(self.hold_step_msg)
         if out.started:
             self.trail.clear()
             self.support_sent_s = -math.inf  # a walk's first reference carries its support

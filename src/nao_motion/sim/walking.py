@@ -11,7 +11,8 @@ whose command of the cycle (the targets of the cycle before sampled) goes to
 ``WholeBodyCycle.cycle`` (the whole-body node's core: balancer + ankle damping) -> one physics
 cycle. A killMove the controller asks for is the planner's ``kill_move``; while it cannot start
 the plan yet (its initialization movement, a plan that came too late) the planner holds the
-plan (``hold_start``, as the planner node on ``walk/hold_start``). The balancer is disabled, as
+plan (``hold_start``, as the planner node on ``walk/hold_start``); while it holds a lift-off the
+planner holds its steps at its next cycle (``walk/hold_step``). The balancer is disabled, as
 the suite starts it (wbEnable(False): pass-through while not walking), unless
 ``balancer_enabled``.
 
@@ -142,7 +143,7 @@ class SimulatedWalk:
         """The planner node's cycle (its odometry: the walk's of the last cycle, as over DDS) and
         its footsteps/plan, sent when its steps or feet changed."""
         planner, core = self.planner, self.planner_cycle
-        core.advance_to(self.time_s)
+        core.advance_to(self.time_s, walk_holds_step=self.walk_outputs.hold_step)
         odometry = self.walk_outputs.odometry
         if odometry is not None and core.wants_odometry:
             core.observe(odometry, self._odometry_s)

@@ -30,11 +30,19 @@ other nodes said last (``WalkInputs``):
   the balancer's torso yaw, at each lift-off; ``walk.imu_yaw``: the IMU's orientation, or its
   gyro integrated when it gives none, as nao_lola's); ``odom`` is brought back into the
   planner's frame through that correction;
-* balance recovery by stepping (``walk.step_recovery``): the measured DCM (IMU tilt + FK of the
-  measured joints) against the generator's; off sideways beyond what the support absorbs, the
-  executed steps not yet taken move by it (``HeadingCorrection.shift``, clipped by NAOqi's
-  clipping), and the position correction then brings the walk back onto the plan from where the
-  sensed odometry has the robot;
+* the measured DCM (``walk.measured_dcm``: IMU tilt + FK of the measured joints), each cycle
+  with a fresh IMU;
+* the lift-off check (``walk.lift_off``, ``walk.lift_off_hold``): a step whose swing could not
+  catch the robot (the measured DCM against where its foot lands) waits while both feet hold it,
+  at most ``lift_off_hold_max_s``; the walk then executes the plan that much later than the
+  planner's clock (``plan_delay_s``) and asks the planner to hold its steps
+  (``WalkOutputs.hold_step``, ``walk/hold_step``); the planner's held plan is aligned on the step
+  in progress, and a planner that does not hold with it stops the walk (killMove) after
+  ``HOLD_ECHO_TIMEOUT_S``;
+* balance recovery by stepping (``walk.step_recovery``): the measured DCM against the generator's;
+  off sideways beyond what the support absorbs, the executed steps not yet taken move by it
+  (``HeadingCorrection.shift``, clipped by NAOqi's clipping), and the position correction then
+  brings the walk back onto the plan from where the sensed odometry has the robot;
 * the generator is stepped once per motion cycle of the clock (a jump of up to
   ``MAX_CATCH_UP_CYCLES`` is walked through sample by sample, a longer one resynchronises);
 * arm swing for the arms that are enabled and not held by a user command
@@ -73,6 +81,8 @@ from .heading_correction import HeadingCorrection, HeadingCorrectionConfig
 from .imu_yaw import ImuYaw
 from .landing import Landing
 from .leg_odometry import SOLES, LegOdometry
+from .lift_off import LiftOffCheck, LiftOffConfig
+from .measured_dcm import MeasuredDcm
 from .pattern_generator import WalkConfig, WalkOutput, WalkPatternGenerator
 from .preview_control import preview_gains
 from .start_feet import start_from_actual_feet
@@ -106,6 +116,7 @@ SETTLED_M, SETTLED_MPS, MAX_SETTLE_S = 0.002, 0.01, 2.0
 # push has its feet misread (a 25 N push walked into a fall where the correction read them).
 SENSED_SOLES_MAX_TILT_RAD = 0.05
 KILLED = "killMove: stopped at once"
+HOLDING = "holding the lift-off: the step could not catch the robot"
 STEP_TIME_EPS_S = 1e-9  # the footstep planner's: times this close are the same instant
 MAX_USER_COMMAND_S = 60.0  # a user command holds an arm at most this long (+ the hold)
 # A walk starts only if its first step starts at least this long after its first cycle: the
@@ -118,7 +129,16 @@ MIN_START_LEAD_S = 0.5
 # The planner postpones a held plan within a cycle or two; held this long, it does not hear
 # walk/hold_start, and the walk is refused.
 START_HOLD_TIMEOUT_S = 1.0
+# The planner holds its steps a cycle or two after the walk holds a lift-off (walk/hold_step);
+# its plan then starts the step in progress later by about as much as the walk held it. A plan
+# that moves it by more than this beyond what the walk held (a hold_start heard after the walk
+# started: a preview), or before the walk's own start, is not this echo.
+HOLD_ECHO_TOLERANCE_S = 0.1
+# Holding this long, the walk must see the planner hold its steps too: one that does not hear
+# walk/hold_step would end the step in progress on its clock while the walk still holds it.
+HOLD_ECHO_TIMEOUT_S = 0.3
 _RECOVERY_DEFAULTS = StepRecoveryConfig()
+_LIFT_OFF_DEFAULTS = LiftOffConfig()
 
 
 class WalkState(str, Enum):
@@ -158,6 +178,9 @@ class WalkControllerConfig:
     step_recovery: bool = _RECOVERY_DEFAULTS.enabled
     step_recovery_threshold_m: float = _RECOVERY_DEFAULTS.threshold_m  # lateral DCM error beyond which footholds move
     step_recovery_max_shift_m: float = _RECOVERY_DEFAULTS.max_shift_m  # at most this far for one disturbance
+    # The lift-off check (walk.lift_off): a foot is lifted only if its step can catch the robot.
+    lift_off_hold: bool = _LIFT_OFF_DEFAULTS.enabled
+    lift_off_hold_max_s: float = _LIFT_OFF_DEFAULTS.max_hold_s  # in one double support, then the step goes on
 
     def validate(self) -> str | None:
         """The reason this configuration is unusable, or None."""
@@ -171,7 +194,7 @@ class WalkControllerConfig:
             if not 0.0 <= getattr(self, name) <= 1.0:
                 return f"{name} must be in [0, 1], got {getattr(self, name)!r}"
         for name in ("foot_contact_min_force_n", "user_arm_hold_s", "stale_timeout_s", "move_init_timeout_s",
-                     "step_recovery_threshold_m", "step_recovery_max_shift_m"):
+                     "step_recovery_threshold_m", "step_recovery_max_shift_m", "lift_off_hold_max_s"):
             if getattr(self, name) <= 0.0:
                 return f"{name} must be > 0, got {getattr(self, name)!r}"
         return None
@@ -179,6 +202,10 @@ class WalkControllerConfig:
     @property
     def recovery(self) -> StepRecoveryConfig:
         return StepRecoveryConfig(self.step_recovery, self.step_recovery_threshold_m, self.step_recovery_max_shift_m)
+
+    @property
+    def lift_off(self) -> LiftOffConfig:
+        return LiftOffConfig(self.lift_off_hold, self.lift_off_hold_max_s)
 
     @property
     def arms_enabled(self) -> tuple[bool, bool]:
@@ -225,6 +252,11 @@ def footsteps_of(steps: Sequence[PlannedStepLike]) -> tuple[Footstep, ...]:
         out.append(Footstep(s.leg, move, move, s.origin, s.target, s.support, s.start_s, s.end_s,
                             s.step_height_m, s.torso_wx_rad, s.torso_wy_rad))
     return tuple(out)
+
+
+def _delayed(steps: Sequence[Footstep], delay_s: float) -> tuple[Footstep, ...]:
+    """The steps, each ``delay_s`` later."""
+    return tuple(replace(s, start_s=s.start_s + delay_s, end_s=s.end_s + delay_s) for s in steps)
 
 
 def walk_plan(time_s: float, left: Pose2D, right: Pose2D, steps: Sequence[PlannedStepLike]) -> WalkPlan:
@@ -299,6 +331,9 @@ class WalkOutputs:
     measured: bool = False
     com_measured_odom_m: np.ndarray = field(default_factory=lambda: np.zeros(3))
     steps: int = 0  # steps not yet ended
+    # The walk holds a lift-off this cycle (``walk.lift_off``): the planner must hold its steps
+    # too (walk/hold_step), every one a cycle later.
+    hold_step: bool = False
     # (key, text) of what went wrong this cycle, for a throttled log.
     warnings: list[tuple[str, str]] = field(default_factory=list)
 
@@ -350,7 +385,16 @@ class WalkController:
                                   for arm in ARMS]
         self.user_arm_until_s = [-math.inf, -math.inf]
         self.heading = HeadingCorrection(self.walk_config.phases)
-        self.recovery = StepRecovery(self.config.recovery, self.walk_config.com_height_m, self.dt_s)
+        self.recovery = StepRecovery(self.config.recovery, self.dt_s)
+        self.dcm = MeasuredDcm(self.walk_config.com_height_m, self.dt_s)
+        self.lift_off = LiftOffCheck(model, self.config.lift_off, self.dcm.omega)
+        # The walk executes the plan this much later than the planner's clock has it: the lift-offs
+        # it held (walk.lift_off) that the planner's plan does not show yet; and its holds in all
+        # and in the double support now, this walk.
+        self.plan_delay_s = self.held_s = self.lift_off_held_s = 0.0
+        self._held_step: tuple[Leg, Pose2D] | None = None  # the step lift_off_held_s counts for
+        self._planned_dcm_m = np.zeros(2)  # the generator's, at a lift-off check
+        self._shifted: tuple[tuple, float, tuple[Footstep, ...]] = ((), 0.0, ())  # plan steps, delay, shifted
         self._tilt_error_rad = 0.0
         self._tilted = np.eye(3)  # the IMU's attitude at the balancer's heading, refilled
         self.planned_start: dict[Leg, Pose2D] = {}  # each foot at the walk's start: as planned, as held
@@ -452,7 +496,7 @@ class WalkController:
         now_s = inputs.time_s
         out = self.outputs
         out.time_s = now_s
-        out.active_changed = out.started = out.ended = out.kill_move = out.move_init = False
+        out.active_changed = out.started = out.ended = out.kill_move = out.move_init = out.hold_step = False
         out.reference, out.arm_swing_arms, out.odometry = None, (), None
         out.warnings.clear()
         self.plan = inputs.plan
@@ -518,9 +562,9 @@ class WalkController:
         return _Measurement(self.fk, self.fk.compute(inputs.q_measured, out=self._measured_state), inputs.torso_world)
 
     def _steps_now(self, now_s: float) -> tuple[tuple[Footstep, ...], FeetState | None, bool]:
-        """The steps not yet ended (the one in progress first), the planted feet at now_s, and
-        whether the planner dropped steps before they ended on its clock (killMove) or moved
-        the step the walk is taking."""
+        """The steps not yet ended (the one in progress first; on the walk's clock: ``plan_delay_s``
+        later than the plan's), the planted feet at now_s, and whether the planner dropped steps
+        before they ended on its clock (killMove) or moved the step the walk is taking."""
         if self.plan is None:
             return (), None, False
         killed = not self.plan.steps and self.plan.time_s + STEP_TIME_EPS_S < self.planned_end_s
@@ -528,14 +572,15 @@ class WalkController:
         # As the planner counts it: a step has ended at its end time, to within STEP_TIME_EPS_S.
         ended_by_s = now_s + STEP_TIME_EPS_S
         step = self.step_in_progress
+        steps = self._walk_clock_steps(step)
+        plan_time_s = self.plan.time_s + self.plan_delay_s
         # It ended even if the new plan no longer lists it; also when it ended on the planner's
         # clock only (the plan's time is past the step's end, its feet include it): else its end
         # would be lost and the ZMP would start the next double support from the wrong foot.
-        step_ended = step is not None and step.end_s <= max(ended_by_s, self.plan.time_s + STEP_TIME_EPS_S)
+        step_ended = step is not None and step.end_s <= max(ended_by_s, plan_time_s + STEP_TIME_EPS_S)
         if step_ended:
             self.last_moved = step.leg
-        feet = FeetState(self.plan.left, self.plan.right, self.last_moved, self.plan.time_s)
-        steps = self.plan.steps
+        feet = FeetState(self.plan.left, self.plan.right, self.last_moved, plan_time_s)
         ended = 0
         while ended < len(steps) and steps[ended].end_s <= ended_by_s:
             feet = feet.after(steps[ended])
@@ -549,6 +594,28 @@ class WalkController:
         executing = self.state in (WalkState.WALKING, WalkState.SETTLING)
         self.step_in_progress = steps[0] if executing and steps and steps[0].start_s <= now_s else None
         return steps, feet, killed or moved
+
+    def _walk_clock_steps(self, in_progress: Footstep | None) -> tuple[Footstep, ...]:
+        """The plan's steps on the walk's clock. Where the plan lists the step in progress at
+        another time by what the planner held of the walk's holds (walk/hold_step, heard a cycle
+        or two late), the walk keeps its own timing: the delay is what is left of its holds."""
+        plan_steps = self.plan.steps
+        if in_progress is not None:
+            for planned in plan_steps[:2]:  # the planner may still list one the walk has ended
+                if (planned.leg is in_progress.leg and planned.origin == in_progress.origin
+                        and planned.target == in_progress.target):
+                    delay_s = in_progress.start_s - planned.start_s
+                    if -HOLD_ECHO_TOLERANCE_S <= delay_s <= self.held_s + HOLD_ECHO_TOLERANCE_S:
+                        self.plan_delay_s = delay_s
+                    break
+        delay_s = self.plan_delay_s
+        if delay_s == 0.0:
+            return plan_steps
+        cached_steps, cached_delay_s, shifted = self._shifted
+        if cached_steps is not plan_steps or cached_delay_s != delay_s:
+            shifted = _delayed(plan_steps, delay_s)
+            self._shifted = (plan_steps, delay_s, shifted)
+        return shifted
 
     def _anchor(self, feet: FeetState | None, measurement: _Measurement, inputs: WalkInputs) -> None:
         if feet is None:  # no plan yet: the planner starts with the feet at the odom origin
@@ -625,7 +692,11 @@ class WalkController:
         self.heading_from_gyro = self.heading_corrected and self.imu_yaw.from_gyro
         model_yaw = yaw_of(inputs.torso_world)
         self.heading.reset(start_feet, self.imu_yaw.yaw_rad if self.heading_corrected else model_yaw, model_yaw)
-        self.recovery = StepRecovery(cfg.recovery, config.com_height_m, self.dt_s)
+        self.recovery = StepRecovery(cfg.recovery, self.dt_s)
+        self.dcm.reset()
+        self.lift_off = LiftOffCheck(self.model, cfg.lift_off, self.dcm.omega)
+        self.plan_delay_s = self.held_s = self.lift_off_held_s = 0.0
+        self._held_step = None
         self.state = WalkState.WALKING
         out = self.outputs
         out.reason, out.started, out.active_changed = "walking", True, True
@@ -690,6 +761,7 @@ class WalkController:
 
     def _end_walk(self, reason: str) -> None:
         self.state = WalkState.IDLE
+        self.plan_delay_s = 0.0
         self.last_moved = None
         self.last_reference = self.landing = None
         out = self.outputs
@@ -702,10 +774,13 @@ class WalkController:
         now_s, gen, out = inputs.time_s, self.generator, self.outputs
         free = [self.arm_swinging(i, now_s) for i in range(2)]
         gen.arms.set_enabled(*free)
+        self.dcm.fresh = False
         if measurement is not None:
             gen.feed_back_com(self._odom_point(measurement.com_world_m)[:2])
-            if self.recovery.config.enabled and now_s - inputs.imu_s <= self.config.stale_timeout_s:
-                self._recover(inputs, steps, measurement)
+            if now_s - inputs.imu_s <= self.config.stale_timeout_s:
+                self.dcm.measure(self._odom_point(self._tilted_com_world(inputs, measurement))[:2])
+                if self.recovery.config.enabled:
+                    self._recover(inputs, steps)
         else:
             out.warnings.append(("open_loop", "joint_states or torso pose stale: walking open loop"))
         executed = self._executed(inputs, steps, feet, measurement is not None)
@@ -717,11 +792,14 @@ class WalkController:
         if due > MAX_CATCH_UP_CYCLES:
             out.warnings.append(("clock_jump", f"the clock jumped {due} cycles: the walk resynchronises"))
             self.generator_time_s, due = now_s - dt_s, 1
+        if due < 1:  # the same cycle again: nothing new to send
+            return
+        executed = self._lift_off(now_s, executed, due)
+        if executed is None:  # the walk stopped
+            return
         for _ in range(due):
             self.generator_time_s += dt_s
             gen_out = gen.step(self.generator_time_s, *executed)
-        if due < 1:  # the same cycle again: nothing new to send
-            return
         if steps:
             self.state, self.last_step_s = WalkState.WALKING, now_s
         else:
@@ -734,15 +812,56 @@ class WalkController:
         self._references(gen_out)
         self._arm_swing(gen_out.arm_offsets_rad, now_s)
 
-    def _recover(self, inputs: WalkInputs, steps, measurement: _Measurement) -> None:
+    def _lift_off(self, now_s: float, executed: tuple[tuple[Footstep, ...], FeetState], due: int):
+        """The lift-off check (``walk.lift_off``) for a step whose swing would begin in this
+        cycle's ``due`` generator samples: held, the executed steps (returned) and the plan on the
+        walk's clock start that much later; None if the walk stopped (the planner does not hold
+        its steps with it)."""
+        steps, feet = executed
+        check = self.lift_off
+        if not steps or not check.config.enabled or steps[0].start_s > now_s:
+            return executed
+        step = steps[0]
+        lift_s = self.walk_config.phases.swing_start_s(step)
+        sent_s = self.generator_time_s + self.dt_s  # the time of the last references sent
+        if not sent_s < lift_s <= sent_s + due * self.dt_s:
+            return executed
+        if self._held_step != (step.leg, step.origin):  # another step: its own holds count
+            self._held_step, self.lift_off_held_s = (step.leg, step.origin), 0.0
+        planned = self.generator.controller.state
+        np.multiply(planned[1], 1.0 / self.dcm.omega, out=self._planned_dcm_m)
+        self._planned_dcm_m += planned[0]
+        # Held max_hold_s, the step goes on: the robot stands, and waiting has not caught it.
+        if (self.lift_off_held_s >= check.config.max_hold_s - 1e-9 or not self.dcm.fresh
+                or not check.should_hold(self.dcm.dcm_m, self._planned_dcm_m, step, step.end_s - lift_s,
+                                         landing_free=self.recovery.config.enabled)):
+            if self.outputs.reason.startswith(HOLDING):
+                self.outputs.reason = "walking"
+            return executed
+        if self.plan_delay_s > HOLD_ECHO_TIMEOUT_S:
+            reason = (f"the planner did not hold its steps with the walk within {HOLD_ECHO_TIMEOUT_S} s "
+                      "(walk/hold_step)")
+            self._refuse(f"walk stopped, killMove: {reason}")
+            self._end_walk(f"stopped: {reason}")
+            return None
+        hold_s = due * self.dt_s
+        if self.step_in_progress is not None:  # what the next cycle aligns the plan with
+            self.step_in_progress = _delayed((self.step_in_progress,), hold_s)[0]
+        self.plan_delay_s += hold_s
+        self.held_s += hold_s
+        self.lift_off_held_s += hold_s
+        self.outputs.hold_step = True
+        self.outputs.reason = HOLDING
+        return _delayed(steps, hold_s), feet
+
+    def _recover(self, inputs: WalkInputs, steps) -> None:
         """Step recovery (``walk.step_recovery``): the measured DCM against the generator's, and
         the executed steps shifted by what the support cannot absorb."""
         now_s, recovery, gen = inputs.time_s, self.recovery, self.generator
-        recovery.measure(self._odom_point(self._tilted_com_world(inputs, measurement))[:2])
         touchdown_in_s = steps[0].end_s - now_s if steps else 0.0
         heading_rad = yaw_of(self.odom_from_world @ inputs.torso_world)
         state = gen.controller.state
-        recovery.update(state[0], state[1], heading_rad, touchdown_in_s)
+        recovery.update(self.dcm, state[0], state[1], heading_rad, touchdown_in_s)
         if recovery.step_m[0] != 0.0 or recovery.step_m[1] != 0.0:
             self.heading.shift(float(recovery.step_m[0]), float(recovery.step_m[1]))
 

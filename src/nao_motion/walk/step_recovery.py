@@ -8,12 +8,9 @@ runs away from the ZMP as exp(omega t), and the gait goes on only if the foothol
 
 What, each walking cycle (``WalkController._recover``, then ``update``):
 
-* measured CoM: the balancer's CoM of the measured joints, turned about the support sole (the
-  sensed odometry's, from the FSRs) from the balancer's torso attitude to the IMU's roll and
-  pitch (the tilt the balancer's model does not have); its velocity by finite differences,
-  low-pass filtered (``velocity_filter_s``: encoder noise at 100 Hz);
-* the error e = xi_measured - xi_planned (the preview controller's CoM state), in the plane of
-  the executed steps, across the robot's heading;
+* the error e = xi_measured - xi_planned (``walk.measured_dcm``: the CoM of the measured joints
+  with the IMU's tilt; the preview controller's CoM state), in the plane of the executed steps,
+  across the robot's heading;
 * beyond ``threshold_m`` (what the support absorbs: unpushed walks at the default gait stay
   within +-2.2 cm), the steps not yet taken are translated sideways by the excess as it will
   have grown by the next touchdown ((|e| - threshold) exp(omega T)), at most ``max_shift_m`` for
@@ -39,8 +36,11 @@ the walk's own clock: the swing landed sooner when the DCM runs ahead, 8 fell, b
 up to 57 cm off (the planner's clock no longer the walk's); the next lift-off held instead, 11
 fell; the swing foot's reference turned by the IMU's tilt about the stance sole's lowest edge, 16
 fell; corrected by the stance leg's yield (measured against commanded joints), 9 fell, other ones,
-and the unpushed walk ended 6 cm off instead of 1 cm. What falls is mostly the robot rolling onto
-the foot it is about to swing, or pitching onto its toes so that the swing foot lands short.
+and the unpushed walk ended 6 cm off instead of 1 cm; the planned CoM turned by the IMU's tilt
+about the stance sole (what the balancer's model does not have), filtered over 0.3-0.6 s, 14 to 21
+fell: moving the body against a tilt rolls the robot further first. What falls is mostly the
+robot rolling onto the foot it is about to swing, which the lift-off check (``walk.lift_off``) now
+waits for, or pitching onto its toes so that the swing foot lands short.
 
 No rclpy; frames: the walk generator's plane (``odom`` through the heading correction), m, s.
 """
@@ -52,7 +52,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from .preview_control import GRAVITY_MPS2
+from .measured_dcm import MeasuredDcm
 
 __all__ = ["StepRecovery", "StepRecoveryConfig"]
 
@@ -71,7 +71,6 @@ class StepRecoveryConfig:
     threshold_m: float = 0.035
     max_shift_m: float = 0.1  # per disturbance
     shift_rate_mps: float = 0.8  # a foot in the air is retargeted at most this fast
-    velocity_filter_s: float = 0.04  # 0.02 let IMU noise of 0.3 deg trigger recoveries in unpushed walks
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -83,13 +82,9 @@ class StepRecoveryConfig:
 class StepRecovery:
     """The measured DCM's error against the plan's and the shift of the executed steps it asks for."""
 
-    def __init__(self, config: StepRecoveryConfig, com_height_m: float, dt_s: float):
+    def __init__(self, config: StepRecoveryConfig, dt_s: float):
         self.config = config
-        self.omega = math.sqrt(GRAVITY_MPS2 / com_height_m)
         self.dt_s = dt_s
-        self._alpha = dt_s / (config.velocity_filter_s + dt_s)
-        self.com_m = np.zeros(2)  # measured, the generator's plane
-        self.velocity_mps = np.zeros(2)
         self.error_m = np.zeros(2)  # xi_measured - xi_planned
         self.wanted_m = np.zeros(2)  # the shift of the executed steps this disturbance asks for
         self.applied_m = np.zeros(2)  # the part of it in the executed steps
@@ -97,32 +92,18 @@ class StepRecovery:
         self.recovering = False  # the error is beyond the threshold
         self._base_m = np.zeros(2)  # where the shift of this disturbance counts from
         self.recoveries = 0  # disturbances stepped for since the walk started
-        self._previous = np.zeros(2)
-        self._change = np.zeros(2)
-        self._has_previous = False
 
-    def measure(self, com_xy_m: np.ndarray) -> None:
-        """A new measured CoM (the generator's plane): its velocity, filtered."""
-        self.com_m[:] = com_xy_m
-        if self._has_previous:
-            change = self._change
-            np.subtract(self.com_m, self._previous, out=change)  # raw velocity * dt
-            change -= self.dt_s * self.velocity_mps
-            change *= self._alpha / self.dt_s
-            self.velocity_mps += change
-        self._previous[:] = self.com_m
-        self._has_previous = True
-
-    def update(self, planned_com_m: np.ndarray, planned_velocity_mps: np.ndarray, heading_rad: float,
-               touchdown_in_s: float) -> bool:
-        """Compare with the plan's CoM state (the robot heading ``heading_rad`` in the plane); the
-        shift to add to the executed steps this cycle is then ``step_m``. True while the error is
-        beyond what the support absorbs: the footholds move by it as it will have grown by the
-        next touchdown (``touchdown_in_s`` from now), the largest over the disturbance."""
+    def update(self, measured: MeasuredDcm, planned_com_m: np.ndarray, planned_velocity_mps: np.ndarray,
+               heading_rad: float, touchdown_in_s: float) -> bool:
+        """Compare the measured DCM with the plan's CoM state (the robot heading ``heading_rad`` in
+        the plane); the shift to add to the executed steps this cycle is then ``step_m``. True
+        while the error is beyond what the support absorbs: the footholds move by it as it will
+        have grown by the next touchdown (``touchdown_in_s`` from now), the largest over the
+        disturbance."""
         cfg = self.config
-        e = self.error_m
+        e, omega = self.error_m, measured.omega
         for i in range(2):
-            e[i] = self.com_m[i] - planned_com_m[i] + (self.velocity_mps[i] - planned_velocity_mps[i]) / self.omega
+            e[i] = measured.dcm_m[i] - planned_com_m[i] - planned_velocity_mps[i] / omega
         left_x, left_y = -math.sin(heading_rad), math.cos(heading_rad)  # the robot's left in the plane
         lateral_m = left_x * e[0] + left_y * e[1]
         beyond = abs(lateral_m) > cfg.threshold_m
@@ -138,7 +119,7 @@ class StepRecovery:
             # next foot is down. Moving the footholds brings the plan's DCM toward the measured
             # one, so the error shrinks before the disturbance is caught: the largest shift over
             # it is kept.
-            beyond_m = math.exp(self.omega * max(touchdown_in_s, 0.0)) * (abs(lateral_m) - cfg.threshold_m)
+            beyond_m = math.exp(omega * max(touchdown_in_s, 0.0)) * (abs(lateral_m) - cfg.threshold_m)
             shift_m = math.copysign(min(cfg.max_shift_m, beyond_m), lateral_m)
             if abs(shift_m) > abs(left_x * (w[0] - base[0]) + left_y * (w[1] - base[1])):
                 w[0], w[1] = base[0] + shift_m * left_x, base[1] + shift_m * left_y
