@@ -147,6 +147,14 @@ def walking_push(motion, monitor, plans: PlanWatch, pusher: Pusher, reset, goal_
         motion.wait(task, 5000)
     except ALMotionError:  # a fall (the walk stopped: no foot contact) says FELL; else the cell says so
         raised = not fell
+    if fell:
+        # The legs' command stays where the walk left them (NAOqi's rule): a walk the foot
+        # contact protection stopped left them as they fell, and the next trial's reset would
+        # stand the robot up under that command, to fall again. moveInit takes them to StandInit.
+        try:
+            motion.moveInit()
+        except ALMotionError:
+            pass
     if finished and not fell:
         monitor.spin_for(SETTLE_S)
     end = truth_sample(monitor)[1]
