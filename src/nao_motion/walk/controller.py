@@ -397,6 +397,7 @@ class WalkController:
         self._shifted: tuple[tuple, float, tuple[Footstep, ...]] = ((), 0.0, ())  # plan steps, delay, shifted
         self._tilt_error_rad = 0.0
         self._tilted = np.eye(3)  # the IMU's attitude at the balancer's heading, refilled
+        self._lever, self._tilted_com_m = np.zeros(3), np.zeros(3)  # _tilted_com_world's, refilled
         self.planned_start: dict[Leg, Pose2D] = {}  # each foot at the walk's start: as planned, as held
         self.actual_start: dict[Leg, Pose2D] = {}
         self.imu_yaw = ImuYaw()  # this cycle's yaw: the IMU's orientation, or its gyro integrated
@@ -871,11 +872,15 @@ class WalkController:
         torso attitude to the IMU's roll and pitch (the balancer's yaw). Continuous when the
         support changes: the two attitudes differ only while the robot tilts about a sole."""
         state, torso = self._measured_state, inputs.torso_world
-        lever = state.com_torso_m - self.fk.pose(state, SOLES[self.leg_odometry.support])[:3, 3]
+        lever = np.subtract(state.com_torso_m, self.fk.pose(state, SOLES[self.leg_odometry.support])[:3, 3],
+                            out=self._lever)
         tilted = with_yaw(inputs.imu_attitude, yaw_of(torso), out=self._tilted)
-        cos_tilt = 0.5 * (float(np.sum(tilted * torso[:3, :3])) - 1.0)  # trace(tilted^T model)
+        cos_tilt = 0.5 * (float(np.einsum("ij,ij->", tilted, torso[:3, :3])) - 1.0)  # trace(tilted^T model)
         self._tilt_error_rad = math.acos(max(-1.0, min(1.0, cos_tilt)))
-        return measurement.com_world_m + (tilted - torso[:3, :3]) @ lever
+        np.subtract(tilted, torso[:3, :3], out=self._tilted)  # the turn's difference, applied to the lever
+        com = np.matmul(self._tilted, lever, out=self._tilted_com_m)
+        com += measurement.com_world_m
+        return com
 
     def _executed(self, inputs: WalkInputs, steps, feet: FeetState, measured: bool):
         """The plan started from the actual feet and turned by the heading correction and shifted
