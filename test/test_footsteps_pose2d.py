@@ -36,6 +36,8 @@ def test_transform_point():
     p = Pose2D(1.0, 2.0, math.pi / 2)
     x, y = p.transform_point(1.0, 0.0)
     assert x == pytest.approx(1.0) and y == pytest.approx(3.0)
+    assert p.point_in_frame(x, y) == pytest.approx((1.0, 0.0))  # and back
+    assert p.point_in_frame(0.5, 2.0) == pytest.approx(Pose2D(0.5, 2.0, 0.3).relative_to(p).as_list()[:2])
 
 
 def test_normalize_angle_range():

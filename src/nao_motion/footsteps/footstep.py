@@ -10,7 +10,8 @@ the per-foot gait values (step height, torso rotation).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from enum import Enum
 
 from .clipping import clip_footstep
@@ -18,7 +19,7 @@ from .errors import InvalidCommandError
 from .gait_config import GaitConfig
 from .pose2d import Pose2D, mean_pose
 
-__all__ = ["Leg", "Footstep", "FeetState", "make_step", "foot_offset"]
+__all__ = ["Leg", "Footstep", "FeetState", "delayed", "make_step", "foot_offset"]
 
 
 class Leg(str, Enum):
@@ -92,6 +93,11 @@ class Footstep:
     @property
     def was_clipped(self) -> bool:
         return self.move != self.requested
+
+
+def delayed(steps: Iterable[Footstep], delay_s: float) -> tuple[Footstep, ...]:
+    """The steps, each ``delay_s`` later."""
+    return tuple(replace(s, start_s=s.start_s + delay_s, end_s=s.end_s + delay_s) for s in steps)
 
 
 @dataclass(frozen=True, slots=True)

@@ -90,6 +90,13 @@ class Pose2D:
         s = math.sin(self.theta)
         return (self.x + c * x_m - s * y_m, self.y + s * x_m + c * y_m)
 
+    def point_in_frame(self, x_m: float, y_m: float) -> tuple[float, float]:
+        """Point given in the parent frame, returned in this pose's frame (``transform_point``'s inverse)."""
+        c = math.cos(self.theta)
+        s = math.sin(self.theta)
+        dx, dy = x_m - self.x, y_m - self.y
+        return (c * dx + s * dy, -s * dx + c * dy)
+
     def normalized(self) -> "Pose2D":
         """Same pose with theta wrapped to (-pi, pi]."""
         return Pose2D(self.x, self.y, normalize_angle(self.theta))

@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import replace
 
 from .errors import InvalidCommandError
-from .footstep import FeetState, Footstep
+from .footstep import FeetState, Footstep, delayed
 from .pose2d import Pose2D
 
 __all__ = ["StepQueue", "DEFAULT_PREVIEW_S"]
@@ -113,7 +112,7 @@ class StepQueue:
     def postpone(self, shift_s: float) -> None:
         """Every step (the one in progress too) ``shift_s`` later, if that is > 0."""
         if shift_s > 0.0:
-            self._steps = [replace(s, start_s=s.start_s + shift_s, end_s=s.end_s + shift_s) for s in self._steps]
+            self._steps = list(delayed(self._steps, shift_s))
 
     def append(self, new_steps: Iterable[Footstep]) -> None:
         self._steps.extend(new_steps)

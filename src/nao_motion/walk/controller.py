@@ -67,7 +67,7 @@ from typing import Protocol
 
 import numpy as np
 
-from ..footsteps.footstep import FeetState, Footstep, Leg
+from ..footsteps.footstep import FeetState, Footstep, Leg, delayed
 from ..footsteps.gait_config import DEFAULT_GAIT_CONFIG
 from ..footsteps.pose2d import Pose2D, mean_pose
 from ..kinematics import ForwardKinematics, KinematicState
@@ -254,11 +254,6 @@ def footsteps_of(steps: Sequence[PlannedStepLike]) -> tuple[Footstep, ...]:
     return tuple(out)
 
 
-def _delayed(steps: Sequence[Footstep], delay_s: float) -> tuple[Footstep, ...]:
-    """The steps, each ``delay_s`` later."""
-    return tuple(replace(s, start_s=s.start_s + delay_s, end_s=s.end_s + delay_s) for s in steps)
-
-
 def walk_plan(time_s: float, left: Pose2D, right: Pose2D, steps: Sequence[PlannedStepLike]) -> WalkPlan:
     """The plan the controller walks, from the planner's state or its decoded ``footsteps/plan``."""
     return WalkPlan(time_s, left, right, footsteps_of(steps))
@@ -398,6 +393,7 @@ class WalkController:
         self._tilt_error_rad = 0.0
         self._tilted = np.eye(3)  # the IMU's attitude at the balancer's heading, refilled
         self._lever, self._tilted_com_m = np.zeros(3), np.zeros(3)  # _tilted_com_world's, refilled
+        self._tilted_com_odom_m = np.zeros(3)  # ... in odom, for the measured DCM
         self.planned_start: dict[Leg, Pose2D] = {}  # each foot at the walk's start: as planned, as held
         self.actual_start: dict[Leg, Pose2D] = {}
         self.imu_yaw = ImuYaw()  # this cycle's yaw: the IMU's orientation, or its gyro integrated
@@ -614,7 +610,7 @@ class WalkController:
             return plan_steps
         cached_steps, cached_delay_s, shifted = self._shifted
         if cached_steps is not plan_steps or cached_delay_s != delay_s:
-            shifted = _delayed(plan_steps, delay_s)
+            shifted = delayed(plan_steps, delay_s)
             self._shifted = (plan_steps, delay_s, shifted)
         return shifted
 
@@ -695,7 +691,7 @@ class WalkController:
         self.heading.reset(start_feet, self.imu_yaw.yaw_rad if self.heading_corrected else model_yaw, model_yaw)
         self.recovery = StepRecovery(cfg.recovery, self.dt_s)
         self.dcm.reset()
-        self.lift_off = LiftOffCheck(self.model, cfg.lift_off, self.dcm.omega)
+        self.lift_off.config = cfg.lift_off
         self.plan_delay_s = self.held_s = self.lift_off_held_s = 0.0
         self._held_step = None
         self.state = WalkState.WALKING
@@ -779,7 +775,10 @@ class WalkController:
         if measurement is not None:
             gen.feed_back_com(self._odom_point(measurement.com_world_m)[:2])
             if now_s - inputs.imu_s <= self.config.stale_timeout_s:
-                self.dcm.measure(self._odom_point(self._tilted_com_world(inputs, measurement))[:2])
+                com_odom = np.matmul(self.odom_from_world[:3, :3], self._tilted_com_world(inputs, measurement),
+                                     out=self._tilted_com_odom_m)
+                com_odom += self.odom_from_world[:3, 3]
+                self.dcm.measure(com_odom[:2])
                 if self.recovery.config.enabled:
                     self._recover(inputs, steps)
         else:
@@ -847,13 +846,13 @@ class WalkController:
             return None
         hold_s = due * self.dt_s
         if self.step_in_progress is not None:  # what the next cycle aligns the plan with
-            self.step_in_progress = _delayed((self.step_in_progress,), hold_s)[0]
+            self.step_in_progress = delayed((self.step_in_progress,), hold_s)[0]
         self.plan_delay_s += hold_s
         self.held_s += hold_s
         self.lift_off_held_s += hold_s
         self.outputs.hold_step = True
         self.outputs.reason = HOLDING
-        return _delayed(steps, hold_s), feet
+        return delayed(steps, hold_s), feet
 
     def _recover(self, inputs: WalkInputs, steps) -> None:
         """Step recovery (``walk.step_recovery``): the measured DCM against the generator's, and

@@ -71,7 +71,8 @@ class LiftOffConfig:
 
 
 class LiftOffCheck:
-    """Whether a step about to lift its foot should wait (module docstring)."""
+    """Whether a step about to lift its foot should wait (module docstring). Built once from the
+    model; ``config`` is the walk's, set when a walk starts."""
 
     def __init__(self, model: NaoModel, config: LiftOffConfig, omega: float):
         self.config = config
@@ -81,14 +82,20 @@ class LiftOffCheck:
         roll_m = model.max_effort[model.joint_index("LAnkleRoll")] / weight_n
         self.corners = {}  # per leg: (4, 2) sole outline in its sole frame
         self.ankle_box = {}  # per leg: (x_min, x_max, y_min, y_max), where one ankle holds the ZMP
+        outer_m = {}  # per leg: its sole's edge away from the other foot
         for box in sole_boxes(model):
             leg = Leg.LEFT if box.sole_frame == "l_sole" else Leg.RIGHT
             (x0, x1), (y0, y1) = box.x_range_m, box.y_range_m
             self.corners[leg] = np.array([[x1, y1], [x0, y1], [x0, y0], [x1, y0]])
             self.ankle_box[leg] = (max(x0, -pitch_m), min(x1, pitch_m), max(y0, -roll_m), min(y1, roll_m))
+            outer_m[leg] = max(abs(y0), abs(y1))
+            heel_m, toe_m = x0, x1  # the soles are mirrored: the same along x
+        # What a swing foot landing where NAOqi's clipping lets it go can hold, in the stance
+        # sole's frame: x from the farthest landing's heel behind to its toe ahead; sideways (toward
+        # the swing side) from the stance sole's outer edge to the farthest landing's outer edge.
         limits = ClipLimits.extremal()
-        self._reach_x_m = (limits.min_step_x_m, limits.max_step_x_m)
-        self._reach_y_m = limits.max_step_y_m
+        self._reach_x_m = (limits.min_step_x_m + heel_m, limits.max_step_x_m + toe_m)
+        self._reach_side_m = {leg: (-outer_m[leg.other], limits.max_step_y_m + outer_m[leg]) for leg in outer_m}
 
     def should_hold(self, dcm_xy_m: np.ndarray, planned_dcm_xy_m: np.ndarray, step: Footstep, swing_s: float,
                     landing_free: bool) -> bool:
@@ -97,9 +104,10 @@ class LiftOffCheck:
         generator's plane); ``landing_free``: the landing may move anywhere NAOqi's clipping
         allows (step recovery on), else as planned."""
         stance = step.support
-        xi = self._in_stance(dcm_xy_m, stance)
+        xi = stance.point_in_frame(float(dcm_xy_m[0]), float(dcm_xy_m[1]))
         landed = self._at_touchdown(xi, step.support_leg, swing_s)
-        planned = self._at_touchdown(self._in_stance(planned_dcm_xy_m, stance), step.support_leg, swing_s)
+        planned = self._at_touchdown(stance.point_in_frame(float(planned_dcm_xy_m[0]), float(planned_dcm_xy_m[1])),
+                                     step.support_leg, swing_s)
         if landing_free:
             def support(point) -> float:
                 return self._reach_margin(point, step.leg)
@@ -111,12 +119,6 @@ class LiftOffCheck:
         if support(landed) >= min(margin, support(planned) - margin):
             return False
         return self._both_feet(step.origin.relative_to(stance), step.leg, step.support_leg).margin(xi) >= 0.0
-
-    @staticmethod
-    def _in_stance(point_xy_m: np.ndarray, stance) -> tuple[float, float]:
-        c, s = math.cos(stance.theta), math.sin(stance.theta)
-        dx, dy = float(point_xy_m[0]) - stance.x, float(point_xy_m[1]) - stance.y
-        return c * dx + s * dy, -s * dx + c * dy
 
     def _at_touchdown(self, xi: tuple[float, float], stance_leg: Leg, swing_s: float) -> tuple[float, float]:
         """Where the DCM ``xi`` (stance frame) is when the swing foot lands, the ZMP held at the
@@ -136,9 +138,7 @@ class LiftOffCheck:
         """How far ``point`` (stance frame) lies inside what a sole landing where NAOqi's clipping
         lets the swing foot go can hold (< 0: outside): the box from the stance sole's outer edge
         to the farthest landing's soles."""
-        heel, toe = float(self.corners[swing_leg][1, 0]), float(self.corners[swing_leg][0, 0])
-        outer_m = max(abs(float(self.corners[swing_leg.other][0, 1])), abs(float(self.corners[swing_leg.other][2, 1])))
+        (x0, x1), (s0, s1) = self._reach_x_m, self._reach_side_m[swing_leg]
         lateral = swing_leg.side * point[1]  # toward the swing side
-        return min(point[0] - (self._reach_x_m[0] + heel), self._reach_x_m[1] + toe - point[0],
-                   lateral + outer_m, self._reach_y_m + outer_m - lateral)
+        return min(point[0] - x0, x1 - point[0], lateral - s0, s1 - lateral)
 
