@@ -76,6 +76,7 @@ PUSH_PHASES = (0.0, 0.25, 0.5, 0.75)  # of a step period of the left foot
 PUSH_AFTER_WALK_START_S = 2.0  # the walk is steady by then (a few strides)
 STANDING_BEFORE_PUSH_S = 0.5
 STANDING_AFTER_PUSH_S = 3.0
+ANKLE_YIELD_WINDOW_S = 0.3  # the swing in progress lands within it at the default gait
 SETTLE_S = 1.0  # standing after a moveTo's last step before it is judged
 DRIFT_GOALS = (Pose2D(1.0, 0.0, 0.0), Pose2D(0.5, 0.5, 1.0))
 WEAK_SERVO_FRACTION = 0.7
@@ -103,6 +104,21 @@ def true_dcm_from_loaded_sole(walk: SimulatedWalk) -> tuple[str, float, float]:
     r = d.site_xmat[site].reshape(3, 3)
     x, y = r[:2, :2].T @ (dcm - d.site_xpos[site][:2])
     return side, float(x), float(-y if left else y)
+
+
+def loaded_ankle_yield_deg(walk: SimulatedWalk) -> tuple[float, float]:
+    """The ankle of the sole carrying more of the FSRs' weight: its command minus its measured
+    angle (deg), pitch (> 0: the leg pitched forward over the foot further than commanded, the
+    servo yielding) and roll (> 0: toward the other foot)."""
+    left = float(np.sum(walk.state.fsr_left)) >= float(np.sum(walk.state.fsr_right))
+    side = "L" if left else "R"
+    model, command, measured = walk.model, walk.inputs.q_commanded, walk.state.position
+    pitch, roll = model.joint_index(side + "AnklePitch"), model.joint_index(side + "AnkleRoll")
+    # The leg turning about +y (pitching forward) or +x (leaning left) over a flat foot turns
+    # the foot the other way relative to the leg: the joint's measured angle falls below its command.
+    toward_other = -1.0 if left else 1.0
+    return (math.degrees(float(command[pitch] - measured[pitch])),
+            toward_other * math.degrees(float(command[roll] - measured[roll])))
 
 
 def wrapped(angle_rad: float) -> float:
@@ -255,6 +271,10 @@ class PushResult:
     finished: bool
     duration_s: float  # of the moveTo, from the command to its end
     dcm_at_push_end: tuple[str, float, float] | None = None  # true_dcm_from_loaded_sole then
+    # The loaded sole's ankle, commanded minus measured (deg; pitch > 0: the leg pitched forward
+    # over its foot beyond the command, roll > 0: toward the other foot), the largest over
+    # ANKLE_YIELD_WINDOW_S from the push's end
+    ankle_yield_deg: tuple[float, float] | None = None
 
 
 def push_vector(direction: str, force_n: float) -> tuple[float, float, float]:
@@ -277,7 +297,7 @@ def run_walking_push(model: NaoModel, goal_m: float, force_n: float, direction: 
     trial = Trial(model, step_recovery=step_recovery)
     w = trial.walk
     start = w.true_footprint()
-    dcm_at_push_end = None
+    dcm_at_push_end = ankle_yield = None
     w.move_to(goal_m, 0.0, 0.0)  # as the planner node's: closed on its goal through the odometry
     if force_n > 0.0:
         trial.run_until(lambda: trial.walk_start_s is not None
@@ -290,6 +310,12 @@ def run_walking_push(model: NaoModel, goal_m: float, force_n: float, direction: 
             w.sim.push(push_vector(direction, force_n), PUSH_DURATION_S, frame="torso")
             trial.run_for(PUSH_DURATION_S)
             dcm_at_push_end = true_dcm_from_loaded_sole(w)
+            worst = [0.0, 0.0]
+            window_end_s = w.time_s + ANKLE_YIELD_WINDOW_S - 0.5 * trial.dt_s
+            while w.time_s < window_end_s and trial.cycle():
+                for i, value in enumerate(loaded_ankle_yield_deg(w)):
+                    worst[i] = max(worst[i], value, key=abs)
+            ankle_yield = (worst[0], worst[1])
     finished = trial.run_until(trial.walk_ended, timeout_s)
     duration_s = w.time_s
     if finished:
@@ -297,7 +323,7 @@ def run_walking_push(model: NaoModel, goal_m: float, force_n: float, direction: 
     moved = w.true_footprint().relative_to(start)
     return PushResult(trial.fall_text(), math.hypot(moved.x - goal_m, moved.y),
                       math.degrees(wrapped(moved.theta)), w.worst_tilt_deg, finished and not trial.fell, duration_s,
-                      dcm_at_push_end)
+                      dcm_at_push_end, ankle_yield)
 
 
 def run_standing_push(model: NaoModel, force_n: float, direction: str, step_recovery: bool = False) -> PushResult:
@@ -351,7 +377,8 @@ def print_pushes(model: NaoModel, forces_n: Sequence[float], goal_m: float, time
                     pair.append(push_cell(r))
                     if not recovery and r.dcm_at_push_end is not None:
                         side, x, y = r.dcm_at_push_end
-                        dcm_cells.append(f"{side[0].upper()} {100 * x:+5.1f} {100 * y:+5.1f}")
+                        pitch, roll = r.ankle_yield_deg
+                        dcm_cells.append(f"{side[0].upper()} {100 * x:+5.1f} {100 * y:+5.1f} {pitch:+3.0f}p{roll:+3.0f}r")
                     if r.fall == "-":
                         heading_misses[recovery].append(abs(r.heading_miss_deg))
                     else:
@@ -366,7 +393,9 @@ def print_pushes(model: NaoModel, forces_n: Sequence[float], goal_m: float, time
         print(f"   step recovery {'on ' if recovery else 'off'}: {falls[recovery]} falls; survived walks: {heading}")
     print("\n   the true DCM at the push's end (step recovery off), cm from the loaded sole's ankle (L/R): x ahead, "
           "y toward the other foot; one ankle holds the ZMP within x -5.1..+5.8 (AnklePitch's torque), "
-          "y -5.0..+3.9 (the sole)")
+          "y -5.0..+3.9 (the sole);\n   then the loaded ankle's command minus its measured angle, the largest in the "
+          f"{ANKLE_YIELD_WINDOW_S:g} s after the push (deg; p: pitch, > 0 the leg over its foot further forward than "
+          "commanded, the servo at its torque; r: roll, > 0 toward the other foot)")
     print(header)
     print("\n".join(dcm_rows))
     print(f"\n{'standing, push':<19}{'force':>6}{'recovery':>10}{'result':>22}{'feet/torso moved':>20}{'heading':>10}")
