@@ -47,23 +47,26 @@ AnklePitch reaches its torque and ends 12-13 deg past its command (the cells tha
 deg), the leg pitches over the flat foot, and the swing foot, commanded in the balancer's model
 (the stance leg as commanded, to within 0.1 rad of the measured), lands short and up to 0.12 s
 early. The swing foot's reference mapped through the torso's true pose (IMU attitude, measured
-stance leg, the stance sole's lowest corner on the floor) lands it where planned, but the
-balancer then holds it where it was commanded, turned in its model by the tilt, and bends the
-hips to their limit: a forward cell that survived fell; with the landing lengthened by the DCM's
-excess (MaxStepX at most) the DCM was caught 4.9 cm from the landed ankle and the robot folded at
-the hips and fell 1.5 s later; the landed foot held flat instead, every forward cell fell. The
-landing lengthened alone: every forward cell fell (probably as the lengthened foot's next swing
-starts from its planned origin). A step ended at an early touchdown (the swing foot's FSRs past half the
+stance leg, the stance sole's lowest corner on the floor) lands it where planned, but the balancer
+then holds it where it was commanded, turned in its model by the tilt, and bends the hips to their
+limit: a forward cell that survived fell; with the landing lengthened by the DCM's excess
+(MaxStepX at most) the DCM was caught 4.9 cm from the landed ankle and the robot folded at the
+hips and fell 1.5 s later; the landed foot held flat instead, every forward cell fell. The landing
+lengthened alone: every forward cell fell (probably as the lengthened foot's next swing starts
+from its planned origin). A step ended at an early touchdown (the swing foot's FSRs past half the
 weight after mid-swing, the walk's clock advanced): 14 of 24 fell; only when the DCM runs toward
 the swing foot: no cell changed. An ankle term proportional to the IMU's tilt against the model
 (0.3-1.5 rad/rad, on the damping): no cell changed. The torso pitched forward by the DCM's error
-ahead (a hip strategy, 5-10 rad/m beyond 3 cm, 0.5 rad at most): none caught, and at 10 rad/m
-the forward cells that survive fell. Going with the push (the swing foot 1.5 a farther and the CoM
-0.5 a, a the measured CoM's or DCM's excess beyond 3-6 cm ahead of the feet, at 0.3-1 m/s, as
-B-Human's walk on the real NAO does in its torso's frame): none caught. The landed foot held where the measured
-joints put it (not the command): the unpushed walk tilted 7 deg instead of 2 and ended 6 s late,
-8 and 11 of 24 fell. A swing foot landing on the true floor needs the balancer's whole model
-anchored on the measured state from each touchdown on, not one of these pieces alone.
+ahead (a hip strategy, 5-10 rad/m beyond 3 cm, 0.5 rad at most): none caught, and at 10 rad/m the
+forward cells that survive fell. Going with the push (the swing foot 1.5 a farther and the CoM 0.5
+a, a the measured CoM's or DCM's excess beyond 3-6 cm ahead of the feet, at 0.3-1 m/s, as
+B-Human's walk on the real NAO does in its torso's frame): none caught. The landed foot held where
+the measured joints put it (not the command): the unpushed walk tilted 7 deg instead of 2 and
+ended 6 s late, 8 and 11 of 24 fell. Nor the balancer given the simulator's true torso pose every
+walking cycle (an oracle; or only beyond 0.1 rad off its own): every forward cell fell, and a
+sideways one that survives. Left untried: the plan (CoM and footholds) made again from the
+measured state together with the model that executes it anchored on that state; each alone fell
+(this oracle, and the plan's CoM reset to the measured one, above).
 
 No rclpy; frames: the walk generator's plane (``odom`` through the heading correction), m, s.
 """
