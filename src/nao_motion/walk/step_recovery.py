@@ -64,9 +64,9 @@ B-Human's walk on the real NAO does in its torso's frame): none caught. The land
 the measured joints put it (not the command): the unpushed walk tilted 7 deg instead of 2 and
 ended 6 s late, 8 and 11 of 24 fell. Nor the balancer given the simulator's true torso pose every
 walking cycle (an oracle; or only beyond 0.1 rad off its own): every forward cell fell, and a
-sideways one that survives. Left untried: the plan (CoM and footholds) made again from the
-measured state together with the model that executes it anchored on that state; each alone fell
-(this oracle, and the plan's CoM reset to the measured one, above).
+sideways one that survives. With that oracle, the preview's CoM state pulled toward the measured
+CoM and its velocity too (0.1-0.5 of the difference a cycle): every cell fell, as with the pull
+alone. What would catch these pushes within the ankle's torque and MaxStepX is not known here.
 
 No rclpy; frames: the walk generator's plane (``odom`` through the heading correction), m, s.
 """
