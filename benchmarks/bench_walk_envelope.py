@@ -90,6 +90,11 @@ def true_torso_pose(walk: SimulatedWalk) -> Pose2D:
     return Pose2D(float(s.torso_position[0]), float(s.torso_position[1]), yaw)
 
 
+def left_sole_loaded(walk: SimulatedWalk) -> bool:
+    """Whether the left sole carries more of the FSRs' weight than the right one."""
+    return float(np.sum(walk.state.fsr_left)) >= float(np.sum(walk.state.fsr_right))
+
+
 def true_dcm_from_loaded_sole(walk: SimulatedWalk) -> tuple[str, float, float]:
     """The ground truth's DCM (whole-body CoM + its velocity / omega, omega from its height) in
     the frame of the sole carrying more of the FSRs' weight: (that foot, x ahead m, y toward the
@@ -98,7 +103,7 @@ def true_dcm_from_loaded_sole(walk: SimulatedWalk) -> tuple[str, float, float]:
     mujoco.mj_subtreeVel(m, d)
     com, velocity = d.subtree_com[1], d.subtree_linvel[1]
     dcm = com[:2] + velocity[:2] / math.sqrt(GRAVITY_MPS2 / com[2])
-    left = float(np.sum(walk.state.fsr_left)) >= float(np.sum(walk.state.fsr_right))
+    left = left_sole_loaded(walk)
     side = "left" if left else "right"
     site = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_SITE, sole_frame_name(side))
     r = d.site_xmat[site].reshape(3, 3)
@@ -110,7 +115,7 @@ def loaded_ankle_yield_deg(walk: SimulatedWalk) -> tuple[float, float]:
     """The ankle of the sole carrying more of the FSRs' weight: its command minus its measured
     angle (deg), pitch (> 0: the leg pitched forward over the foot further than commanded, the
     servo yielding) and roll (> 0: toward the other foot)."""
-    left = float(np.sum(walk.state.fsr_left)) >= float(np.sum(walk.state.fsr_right))
+    left = left_sole_loaded(walk)
     side = "L" if left else "R"
     model, command, measured = walk.model, walk.inputs.q_commanded, walk.state.position
     pitch, roll = model.joint_index(side + "AnklePitch"), model.joint_index(side + "AnkleRoll")

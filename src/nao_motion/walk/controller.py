@@ -82,7 +82,7 @@ from .imu_yaw import ImuYaw
 from .landing import Landing
 from .leg_odometry import SOLES, LegOdometry
 from .lift_off import LiftOffCheck, LiftOffConfig
-from .measured_dcm import MeasuredDcm
+from .measured_dcm import MeasuredDcm, dcm_of
 from .pattern_generator import WalkConfig, WalkOutput, WalkPatternGenerator
 from .preview_control import preview_gains
 from .start_feet import start_from_actual_feet
@@ -829,8 +829,7 @@ class WalkController:
         if self._held_step != (step.leg, step.origin):  # another step: its own holds count
             self._held_step, self.lift_off_held_s = (step.leg, step.origin), 0.0
         planned = self.generator.controller.state
-        np.multiply(planned[1], 1.0 / self.dcm.omega, out=self._planned_dcm_m)
-        self._planned_dcm_m += planned[0]
+        dcm_of(planned[0], planned[1], self.dcm.omega, out=self._planned_dcm_m)
         # Held max_hold_s, the step goes on: the robot stands, and waiting has not caught it.
         if (self.lift_off_held_s >= check.config.max_hold_s - 1e-9 or not self.dcm.fresh
                 or not check.should_hold(self.dcm.dcm_m, self._planned_dcm_m, step, step.end_s - lift_s,

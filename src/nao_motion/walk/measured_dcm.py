@@ -23,10 +23,17 @@ import numpy as np
 
 from .preview_control import GRAVITY_MPS2
 
-__all__ = ["MeasuredDcm", "VELOCITY_FILTER_S"]
+__all__ = ["MeasuredDcm", "VELOCITY_FILTER_S", "dcm_of"]
 
 # 0.02 let IMU noise of 0.3 deg read as lateral DCM errors of 3.5 cm in unpushed walks.
 VELOCITY_FILTER_S = 0.04
+
+
+def dcm_of(com_m: np.ndarray, velocity_mps: np.ndarray, omega: float, out: np.ndarray) -> np.ndarray:
+    """The DCM xi = c + c_dot / omega of a CoM and its velocity (the plane's 2 axes), into ``out``."""
+    np.multiply(velocity_mps, 1.0 / omega, out=out)
+    out += com_m
+    return out
 
 
 class MeasuredDcm:
@@ -60,5 +67,4 @@ class MeasuredDcm:
             self.velocity_mps += change
         self._previous[:] = self.com_m
         self._has_previous = self.fresh = True
-        np.multiply(self.velocity_mps, 1.0 / self.omega, out=self.dcm_m)
-        self.dcm_m += self.com_m
+        dcm_of(self.com_m, self.velocity_mps, self.omega, out=self.dcm_m)

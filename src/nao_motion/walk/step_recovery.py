@@ -78,7 +78,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from .measured_dcm import MeasuredDcm
+from .measured_dcm import MeasuredDcm, dcm_of
 
 __all__ = ["StepRecovery", "StepRecoveryConfig"]
 
@@ -128,8 +128,7 @@ class StepRecovery:
         disturbance."""
         cfg = self.config
         e, omega = self.error_m, measured.omega
-        for i in range(2):
-            e[i] = measured.dcm_m[i] - planned_com_m[i] - planned_velocity_mps[i] / omega
+        np.subtract(measured.dcm_m, dcm_of(planned_com_m, planned_velocity_mps, omega, out=e), out=e)
         left_x, left_y = -math.sin(heading_rad), math.cos(heading_rad)  # the robot's left in the plane
         lateral_m = left_x * e[0] + left_y * e[1]
         beyond = abs(lateral_m) > cfg.threshold_m
