@@ -53,12 +53,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
 
 from nao_motion import spatial  # noqa: E402
 from nao_motion.footsteps import Pose2D  # noqa: E402
-from nao_motion.footsteps.footstep import Leg  # noqa: E402
+from nao_motion.footsteps.footstep import Leg, delayed  # noqa: E402
 from nao_motion.footsteps.gait_config import GAIT_PARAMETERS, GaitConfig  # noqa: E402
 from nao_motion.model import NaoModel  # noqa: E402
 from nao_motion.sim.mjcf import sole_frame_name  # noqa: E402
 from nao_motion.sim.simulator import NaoSimulator, SimulationDiverged  # noqa: E402
 from nao_motion.sim.walking import SimulatedWalk  # noqa: E402
+from nao_motion.walk.capturability import CaptureLimits, StepInProgress, dcm_shortfall_m  # noqa: E402
 from nao_motion.walk.controller import WalkState  # noqa: E402
 from nao_motion.walk.preview_control import GRAVITY_MPS2  # noqa: E402
 from nao_motion.walk.step_phase import LARGEST_SWING_X_M, StepPhases  # noqa: E402
@@ -109,6 +110,32 @@ def true_dcm_from_loaded_sole(walk: SimulatedWalk) -> tuple[str, float, float]:
     r = d.site_xmat[site].reshape(3, 3)
     x, y = r[:2, :2].T @ (dcm - d.site_xpos[site][:2])
     return side, float(x), float(-y if left else y)
+
+
+def true_dcm_shortfall_m(walk: SimulatedWalk, limits: CaptureLimits, push_torso: tuple) -> float | None:
+    """The ground truth's DCM beyond what any steps within NAOqi's limits catch on the LIPM
+    (``walk.capturability``; > 0: none does), along the push (forward, or sideways: the robot's
+    heading frame); None if the walk has no step left."""
+    # The step in progress or the next one, on the walk's clock (the plan's, later by its holds).
+    delay_s = walk.controller.plan_delay_s
+    in_progress = next((s for s in walk.planner.steps() if s.end_s + delay_s > walk.time_s), None)
+    if in_progress is None:
+        return None
+    in_progress = delayed((in_progress,), delay_s)[0]
+    m, d = walk.sim.mj_model, walk.sim.mj_data
+    mujoco.mj_subtreeVel(m, d)
+    com, velocity = d.subtree_com[1], d.subtree_linvel[1]
+    omega = math.sqrt(GRAVITY_MPS2 / com[2])
+    heading = true_torso_pose(walk).theta
+    forward = push_torso[0] != 0.0
+    axis = (np.array([math.cos(heading), math.sin(heading)]) if forward
+            else np.array([-math.sin(heading), math.cos(heading)]))
+    ankles = [float(axis @ d.site_xpos[mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_SITE, sole_frame_name(side))][:2])
+              for side in ("left", "right")]
+    step = StepInProgress(in_progress.leg is Leg.LEFT, in_progress.start_s,
+                          walk.controller.walk_config.phases.swing_start_s(in_progress), in_progress.end_s)
+    return dcm_shortfall_m(limits, omega, float(axis @ (com[:2] + velocity[:2] / omega)), *ankles, step,
+                           walk.time_s, forward, push_torso[1] > 0.0)
 
 
 def loaded_ankle_yield_deg(walk: SimulatedWalk) -> tuple[float, float]:
@@ -280,6 +307,7 @@ class PushResult:
     # over its foot beyond the command, roll > 0: toward the other foot), the largest over
     # ANKLE_YIELD_WINDOW_S from the push's end
     ankle_yield_deg: tuple[float, float] | None = None
+    dcm_shortfall_m: float | None = None  # true_dcm_shortfall_m at the push's end
 
 
 def push_vector(direction: str, force_n: float) -> tuple[float, float, float]:
@@ -302,7 +330,7 @@ def run_walking_push(model: NaoModel, goal_m: float, force_n: float, direction: 
     trial = Trial(model, step_recovery=step_recovery)
     w = trial.walk
     start = w.true_footprint()
-    dcm_at_push_end = ankle_yield = None
+    dcm_at_push_end = ankle_yield = shortfall = None
     w.move_to(goal_m, 0.0, 0.0)  # as the planner node's: closed on its goal through the odometry
     if force_n > 0.0:
         trial.run_until(lambda: trial.walk_start_s is not None
@@ -315,6 +343,7 @@ def run_walking_push(model: NaoModel, goal_m: float, force_n: float, direction: 
             w.sim.push(push_vector(direction, force_n), PUSH_DURATION_S, frame="torso")
             trial.run_for(PUSH_DURATION_S)
             dcm_at_push_end = true_dcm_from_loaded_sole(w)
+            shortfall = true_dcm_shortfall_m(w, CaptureLimits.for_model(model), push_vector(direction, force_n))
             worst = [0.0, 0.0]
             window_end_s = w.time_s + ANKLE_YIELD_WINDOW_S - 0.5 * trial.dt_s
             while w.time_s < window_end_s and trial.cycle():
@@ -328,7 +357,7 @@ def run_walking_push(model: NaoModel, goal_m: float, force_n: float, direction: 
     moved = w.true_footprint().relative_to(start)
     return PushResult(trial.fall_text(), math.hypot(moved.x - goal_m, moved.y),
                       math.degrees(wrapped(moved.theta)), w.worst_tilt_deg, finished and not trial.fell, duration_s,
-                      dcm_at_push_end, ankle_yield)
+                      dcm_at_push_end, ankle_yield, shortfall)
 
 
 def run_standing_push(model: NaoModel, force_n: float, direction: str, step_recovery: bool = False) -> PushResult:
@@ -383,14 +412,16 @@ def print_pushes(model: NaoModel, forces_n: Sequence[float], goal_m: float, time
                     if not recovery and r.dcm_at_push_end is not None:
                         side, x, y = r.dcm_at_push_end
                         pitch, roll = r.ankle_yield_deg
-                        dcm_cells.append(f"{side[0].upper()} {100 * x:+5.1f} {100 * y:+5.1f} {pitch:+3.0f}p{roll:+3.0f}r")
+                        bound = "" if r.dcm_shortfall_m is None else f" {100 * r.dcm_shortfall_m:+5.1f}"
+                        dcm_cells.append(f"{side[0].upper()} {100 * x:+5.1f} {100 * y:+5.1f} {pitch:+3.0f}p{roll:+3.0f}r"
+                                         + bound)
                     if r.fall == "-":
                         heading_misses[recovery].append(abs(r.heading_miss_deg))
                     else:
                         falls[recovery] += 1
                 cells.append(" > ".join(pair))
             print(f"{direction:<19}{force_n:5.0f}N" + "".join(f"{c:>26}" for c in cells), flush=True)
-            dcm_rows.append(f"{direction:<19}{force_n:5.0f}N" + "".join(f"{c:>26}" for c in dcm_cells))
+            dcm_rows.append(f"{direction:<19}{force_n:5.0f}N" + "".join(f"{c:>32}" for c in dcm_cells))
     for recovery in (False, True):
         misses = heading_misses[recovery]
         heading = (f"heading at the end off the goal's by up to {max(misses):.0f} deg (median "
@@ -400,8 +431,10 @@ def print_pushes(model: NaoModel, forces_n: Sequence[float], goal_m: float, time
           "y toward the other foot; one ankle holds the ZMP within x -5.1..+5.8 (AnklePitch's torque), "
           "y -5.0..+3.9 (the sole);\n   then the loaded ankle's command minus its measured angle, the largest in the "
           f"{ANKLE_YIELD_WINDOW_S:g} s after the push (deg; p: pitch, > 0 the leg over its foot further forward than "
-          "commanded, the servo at its torque; r: roll, > 0 toward the other foot)")
-    print(header)
+          "commanded, the servo at its torque; r: roll, > 0 toward the other foot);\n   then the LIPM's bound "
+          "(walk.capturability): how far that DCM is beyond what any steps within NAOqi's limits catch (cm, along "
+          "the push; > 0: none does; the simulated robot beats it by up to ~2 cm)")
+    print(f"{'walking, push':<19}{'force':>6}" + "".join(f"{'phase ' + format(p, 'g'):>32}" for p in PUSH_PHASES))
     print("\n".join(dcm_rows))
     print(f"\n{'standing, push':<19}{'force':>6}{'recovery':>10}{'result':>22}{'feet/torso moved':>20}{'heading':>10}")
     for direction in ("left", "forward"):

@@ -66,7 +66,9 @@ ended 6 s late, 8 and 11 of 24 fell. Nor the balancer given the simulator's true
 walking cycle (an oracle; or only beyond 0.1 rad off its own): every forward cell fell, and a
 sideways one that survives. With that oracle, the preview's CoM state pulled toward the measured
 CoM and its velocity too (0.1-0.5 of the difference a cycle): every cell fell, as with the pull
-alone. What would catch these pushes within the ankle's torque and MaxStepX is not known here.
+alone. The LIPM's capturability bound (``walk.capturability``) puts the four forward pushes that
+fall 0.5-3.2 cm beyond what any steps within NAOqi's limits catch, and the four that survive
+within it: what falls forward is at the limit of stepping itself.
 
 No rclpy; frames: the walk generator's plane (``odom`` through the heading correction), m, s.
 """
