@@ -68,7 +68,14 @@ sideways one that survives. With that oracle, the preview's CoM state pulled tow
 CoM and its velocity too (0.1-0.5 of the difference a cycle): every cell fell, as with the pull
 alone. The LIPM's capturability bound (``walk.capturability``) puts the four forward pushes that
 fall 0.5-3.2 cm beyond what any steps within NAOqi's limits catch, and the four that survive
-within it: what falls forward is at the limit of stepping itself.
+within it: what falls forward is at the limit of stepping itself. Tried against the sideways
+falls that bound leaves room for (swing side 25 N late in the swing: the DCM over the sole of the
+foot just landed, the robot rolling out over its edge while the other foot swings): the balancer's
+CoM reference moved against the measured DCM's error beyond a deadband (-k (e - deadband e/|e|), at
+most 3-5 cm). k 0.5, deadband 2.5 cm, 5 cm: 5 of 24 fell (that one caught), but 7 with step
+recovery on, and the robot with 70 % servos (velocity gain too) fell in a moveTo(1, 0, 0); k 0.3:
+6 fell and the weak robots ended 1-5 cm farther off; sideways only: 7 fell; a 2 cm deadband: the
+unpushed walk ended 4 cm off. Which cells it saves changes from one setting to the next.
 
 No rclpy; frames: the walk generator's plane (``odom`` through the heading correction), m, s.
 """
