@@ -20,7 +20,10 @@ collision filter -> whole-body balancer -> one MuJoCo cycle), standing at StandI
    does: its closing steps) toward the swing
    side (+y), toward the support side (-y) and forward; and standing, sideways and forward.
    Survived or fell; survived, the goal miss by ground truth. Each trial twice: without and with
-   balance recovery by stepping (``step_recovery``, ``walk.step_recovery``). The other sections
+   balance recovery by stepping (``step_recovery``, ``walk.step_recovery``). Per walking cell also
+   the ground truth's DCM at the push's end, the loaded ankle's yield after it, and how far that DCM
+   is beyond what any steps within NAOqi's limits catch on the LIPM (``walk.capturability``);
+   standing, the same bound for a recovery step of either foot lifted at once. The other sections
    run the walk's defaults.
 3. Odometry drift (``--drift``): moveTo(1, 0, 0) and moveTo(0.5, 0.5, 1.0) on the nominal
    simulated robot, ones whose servos have 70 % of the model's position gain and torque (and
@@ -112,16 +115,23 @@ def true_dcm_from_loaded_sole(walk: SimulatedWalk) -> tuple[str, float, float]:
     return side, float(x), float(-y if left else y)
 
 
-def true_dcm_shortfall_m(walk: SimulatedWalk, limits: CaptureLimits, push_torso: tuple) -> float | None:
-    """The ground truth's DCM beyond what any steps within NAOqi's limits catch on the LIPM
-    (``walk.capturability``; > 0: none does), along the push (forward, or sideways: the robot's
-    heading frame); None if the walk has no step left."""
-    # The step in progress or the next one, on the walk's clock (the plan's, later by its holds).
+def walk_step_in_progress(walk: SimulatedWalk) -> StepInProgress | None:
+    """The step in progress or the next one, on the walk's clock (the plan's, later by its holds);
+    None if the walk has no step left."""
     delay_s = walk.controller.plan_delay_s
-    in_progress = next((s for s in walk.planner.steps() if s.end_s + delay_s > walk.time_s), None)
-    if in_progress is None:
+    step = next((s for s in walk.planner.steps() if s.end_s + delay_s > walk.time_s), None)
+    if step is None:
         return None
-    in_progress = delayed((in_progress,), delay_s)[0]
+    step = delayed((step,), delay_s)[0]
+    return StepInProgress(step.leg is Leg.LEFT, step.start_s, walk.controller.walk_config.phases.swing_start_s(step),
+                          step.end_s)
+
+
+def true_dcm_shortfall_m(walk: SimulatedWalk, limits: CaptureLimits, push_torso: tuple,
+                         step: StepInProgress) -> float:
+    """The ground truth's DCM beyond what ``step`` and the steps after it within NAOqi's limits
+    catch on the LIPM (``walk.capturability``; > 0: none do), along the push (forward, or
+    sideways: the robot's heading frame)."""
     m, d = walk.sim.mj_model, walk.sim.mj_data
     mujoco.mj_subtreeVel(m, d)
     com, velocity = d.subtree_com[1], d.subtree_linvel[1]
@@ -132,8 +142,6 @@ def true_dcm_shortfall_m(walk: SimulatedWalk, limits: CaptureLimits, push_torso:
             else np.array([-math.sin(heading), math.cos(heading)]))
     ankles = [float(axis @ d.site_xpos[mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_SITE, sole_frame_name(side))][:2])
               for side in ("left", "right")]
-    step = StepInProgress(in_progress.leg is Leg.LEFT, in_progress.start_s,
-                          walk.controller.walk_config.phases.swing_start_s(in_progress), in_progress.end_s)
     return dcm_shortfall_m(limits, omega, float(axis @ (com[:2] + velocity[:2] / omega)), *ankles, step,
                            walk.time_s, forward, push_torso[1] > 0.0)
 
@@ -343,7 +351,9 @@ def run_walking_push(model: NaoModel, goal_m: float, force_n: float, direction: 
             w.sim.push(push_vector(direction, force_n), PUSH_DURATION_S, frame="torso")
             trial.run_for(PUSH_DURATION_S)
             dcm_at_push_end = true_dcm_from_loaded_sole(w)
-            shortfall = true_dcm_shortfall_m(w, CaptureLimits.for_model(model), push_vector(direction, force_n))
+            step = walk_step_in_progress(w)
+            if step is not None:
+                shortfall = true_dcm_shortfall_m(w, CaptureLimits.for_model(model), push_vector(direction, force_n), step)
             worst = [0.0, 0.0]
             window_end_s = w.time_s + ANKLE_YIELD_WINDOW_S - 0.5 * trial.dt_s
             while w.time_s < window_end_s and trial.cycle():
@@ -366,11 +376,19 @@ def run_standing_push(model: NaoModel, force_n: float, direction: str, step_reco
     start = w.true_footprint()
     trial.run_for(STANDING_BEFORE_PUSH_S)
     w.worst_tilt_deg = 0.0
-    w.sim.push(push_vector(direction, force_n), PUSH_DURATION_S, frame="torso")
-    trial.run_for(STANDING_AFTER_PUSH_S)
+    push = push_vector(direction, force_n)
+    w.sim.push(push, PUSH_DURATION_S, frame="torso")
+    trial.run_for(PUSH_DURATION_S)
+    # What a recovery step could catch: one of either foot lifted at once (no weight shift; a step
+    # lasts MinStepPeriod at least) and the steps after it, the better foot's.
+    limits, now_s = CaptureLimits.for_model(model), w.time_s
+    shortfall = min(true_dcm_shortfall_m(w, limits, push, StepInProgress(left, now_s, now_s,
+                                                                         now_s + limits.min_step_period_s))
+                    for left in (True, False))
+    trial.run_for(STANDING_AFTER_PUSH_S - PUSH_DURATION_S)
     moved = w.true_footprint().relative_to(start)
     return PushResult(trial.fall_text(), math.hypot(moved.x, moved.y), math.degrees(wrapped(moved.theta)),
-                      w.worst_tilt_deg, not trial.fell, w.time_s)
+                      w.worst_tilt_deg, not trial.fell, w.time_s, dcm_shortfall_m=shortfall)
 
 
 def push_cell(r: PushResult) -> str:
@@ -436,14 +454,19 @@ def print_pushes(model: NaoModel, forces_n: Sequence[float], goal_m: float, time
           "the push; > 0: none does; the simulated robot beats it by up to ~2 cm)")
     print(f"{'walking, push':<19}{'force':>6}" + "".join(f"{'phase ' + format(p, 'g'):>32}" for p in PUSH_PHASES))
     print("\n".join(dcm_rows))
-    print(f"\n{'standing, push':<19}{'force':>6}{'recovery':>10}{'result':>22}{'feet/torso moved':>20}{'heading':>10}")
+    print("\n   standing: the last column is the LIPM's bound for a recovery step (walk.capturability): how far the DCM "
+          "at the push's end is beyond what a step of either foot lifted at once and the steps after it catch (cm; "
+          "> 0: none do)")
+    print(f"{'standing, push':<19}{'force':>6}{'recovery':>10}{'result':>22}{'feet/torso moved':>20}{'heading':>10}"
+          f"{'step bound':>12}")
     for direction in ("left", "forward"):
         for force_n in forces_n:
             for recovery in (False, True):
                 r = run_standing_push(model, force_n, direction, recovery)
                 result = "FELL" if r.fall != "-" else f"stood, tilt {r.worst_tilt_deg:.1f}d"
                 print(f"{direction:<19}{force_n:5.0f}N{'on' if recovery else 'off':>10}{result:>22}"
-                      f"{r.goal_miss_m * 100:17.1f} cm{r.heading_miss_deg:+8.1f}d", flush=True)
+                      f"{r.goal_miss_m * 100:17.1f} cm{r.heading_miss_deg:+8.1f}d{100 * r.dcm_shortfall_m:+9.1f} cm",
+                      flush=True)
 
 
 # ------------------------------------------------------------------------------- 3. drift
