@@ -99,17 +99,28 @@ def left_sole_loaded(walk: SimulatedWalk) -> bool:
     return float(np.sum(walk.state.fsr_left)) >= float(np.sum(walk.state.fsr_right))
 
 
-def true_dcm_from_loaded_sole(walk: SimulatedWalk) -> tuple[str, float, float]:
-    """The ground truth's DCM (whole-body CoM + its velocity / omega, omega from its height) in
-    the frame of the sole carrying more of the FSRs' weight: (that foot, x ahead m, y toward the
-    other foot m)."""
+def true_dcm(walk: SimulatedWalk) -> tuple[np.ndarray, float]:
+    """The ground truth's DCM on the floor plane (the whole-body CoM + its velocity / omega), and
+    omega (from the CoM's height)."""
     m, d = walk.sim.mj_model, walk.sim.mj_data
     mujoco.mj_subtreeVel(m, d)
     com, velocity = d.subtree_com[1], d.subtree_linvel[1]
-    dcm = com[:2] + velocity[:2] / math.sqrt(GRAVITY_MPS2 / com[2])
+    omega = math.sqrt(GRAVITY_MPS2 / com[2])
+    return com[:2] + velocity[:2] / omega, omega
+
+
+def true_sole_site(walk: SimulatedWalk, side: str) -> int:
+    """The MuJoCo site of a sole frame ("left", "right"): under the ankle, on the floor."""
+    return mujoco.mj_name2id(walk.sim.mj_model, mujoco.mjtObj.mjOBJ_SITE, sole_frame_name(side))
+
+
+def true_dcm_from_loaded_sole(walk: SimulatedWalk) -> tuple[str, float, float]:
+    """The ground truth's DCM in the frame of the sole carrying more of the FSRs' weight: (that
+    foot, x ahead m, y toward the other foot m)."""
+    dcm, _ = true_dcm(walk)
     left = left_sole_loaded(walk)
     side = "left" if left else "right"
-    site = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_SITE, sole_frame_name(side))
+    site, d = true_sole_site(walk, side), walk.sim.mj_data
     r = d.site_xmat[site].reshape(3, 3)
     x, y = r[:2, :2].T @ (dcm - d.site_xpos[site][:2])
     return side, float(x), float(-y if left else y)
@@ -132,18 +143,13 @@ def true_dcm_shortfall_m(walk: SimulatedWalk, limits: CaptureLimits, push_torso:
     """The ground truth's DCM beyond what ``step`` and the steps after it within NAOqi's limits
     catch on the LIPM (``walk.capturability``; > 0: none do), along the push (forward, or
     sideways: the robot's heading frame)."""
-    m, d = walk.sim.mj_model, walk.sim.mj_data
-    mujoco.mj_subtreeVel(m, d)
-    com, velocity = d.subtree_com[1], d.subtree_linvel[1]
-    omega = math.sqrt(GRAVITY_MPS2 / com[2])
+    dcm, omega = true_dcm(walk)
     heading = true_torso_pose(walk).theta
     forward = push_torso[0] != 0.0
     axis = (np.array([math.cos(heading), math.sin(heading)]) if forward
             else np.array([-math.sin(heading), math.cos(heading)]))
-    ankles = [float(axis @ d.site_xpos[mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_SITE, sole_frame_name(side))][:2])
-              for side in ("left", "right")]
-    return dcm_shortfall_m(limits, omega, float(axis @ (com[:2] + velocity[:2] / omega)), *ankles, step,
-                           walk.time_s, forward, push_torso[1] > 0.0)
+    ankles = [float(axis @ walk.sim.mj_data.site_xpos[true_sole_site(walk, side)][:2]) for side in ("left", "right")]
+    return dcm_shortfall_m(limits, omega, float(axis @ dcm), *ankles, step, walk.time_s, forward, push_torso[1] > 0.0)
 
 
 def loaded_ankle_yield_deg(walk: SimulatedWalk) -> tuple[float, float]:
