@@ -22,9 +22,10 @@ What limits the reach, along the push's direction (one axis: forward, or sideway
 
 Generous on purpose (a bound, not a plan): the swinging foot may land anywhere within the limits
 whatever its swing has left, each axis at its own maximum (the clipping's ellipse ignored), the CoP
-jumps to its reach. Not counted: the body's angular momentum (a hip strategy) and the CoM's height
-changing, which the simulated NAO uses: it survives some pushes this bound calls short by up to
-about 2 cm (``bench_walk_envelope.py --pushes``).
+jumps to its reach. Not counted: the body's angular momentum (a hip strategy, and the rotation a
+push at the torso starts) and the CoM's height changing. The simulated NAO survives some pushes
+this bound calls short by up to about 2 cm, and one it leaves 7.8 cm of room falls: it lands
+rolling (``bench_walk_envelope.py --pushes``).
 
 No rclpy; one axis, m, s, N.
 """
