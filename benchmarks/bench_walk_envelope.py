@@ -64,6 +64,7 @@ from nao_motion.sim.simulator import NaoSimulator, SimulationDiverged  # noqa: E
 from nao_motion.sim.walking import SimulatedWalk  # noqa: E402
 from nao_motion.walk.capturability import CaptureLimits, StepInProgress, dcm_shortfall_m  # noqa: E402
 from nao_motion.walk.controller import WalkState  # noqa: E402
+from nao_motion.walk.measured_dcm import dcm_of  # noqa: E402
 from nao_motion.walk.preview_control import GRAVITY_MPS2  # noqa: E402
 from nao_motion.walk.step_phase import LARGEST_SWING_X_M, StepPhases  # noqa: E402
 
@@ -106,7 +107,7 @@ def true_dcm(walk: SimulatedWalk) -> tuple[np.ndarray, float]:
     mujoco.mj_subtreeVel(m, d)
     com, velocity = d.subtree_com[1], d.subtree_linvel[1]
     omega = math.sqrt(GRAVITY_MPS2 / com[2])
-    return com[:2] + velocity[:2] / omega, omega
+    return dcm_of(com[:2], velocity[:2], omega, out=np.zeros(2)), omega
 
 
 def true_sole_site(walk: SimulatedWalk, side: str) -> int:

@@ -70,6 +70,12 @@ class CaptureLimits:
                    float(model.max_effort[model.joint_index("LAnkleRoll")]),
                    model.total_mass_kg * GRAVITY_MPS2)
 
+    def ankle_reach_m(self, forward: bool) -> float:
+        """How far from its ankle one foot carrying the whole weight holds the CoP, by the ankle's
+        torque (AnklePitch ahead or behind, AnkleRoll sideways); the sole's edge may stop it sooner."""
+        torque_nm = self.ankle_pitch_torque_nm if forward else self.ankle_roll_torque_nm
+        return torque_nm / self.weight_n
+
     def edge_m(self, forward: bool, left_foot: bool, toward_left: bool) -> float:
         """How far the sole reaches from its ankle along the direction: ahead, or toward the left
         (``toward_left``) or the right."""
@@ -134,7 +140,7 @@ def dcm_shortfall_m(limits: CaptureLimits, omega: float, dcm_m: float, left_m: f
         return limits.edge_m(forward, left_foot, toward_left)
 
     def one(left_foot: bool, at: dict) -> float:
-        return at[left_foot] + min(edge(left_foot), torque / weight)
+        return at[left_foot] + min(edge(left_foot), limits.ankle_reach_m(forward))
 
     def two(at: dict) -> float:
         return two_feet_reach_m(at[True], edge(True), at[False], edge(False), torque, weight)

@@ -47,7 +47,7 @@ from ..footsteps.clipping import ClipLimits
 from ..footsteps.footstep import Footstep, Leg
 from ..model import NaoModel
 from ..wholebody.support_polygon import SupportPolygon
-from .preview_control import GRAVITY_MPS2
+from .capturability import CaptureLimits
 
 __all__ = ["LiftOffCheck", "LiftOffConfig"]
 
@@ -77,9 +77,8 @@ class LiftOffCheck:
     def __init__(self, model: NaoModel, config: LiftOffConfig, omega: float):
         self.config = config
         self.omega = omega
-        weight_n = model.total_mass_kg * GRAVITY_MPS2
-        pitch_m = model.max_effort[model.joint_index("LAnklePitch")] / weight_n
-        roll_m = model.max_effort[model.joint_index("LAnkleRoll")] / weight_n
+        ankles = CaptureLimits.for_model(model)
+        pitch_m, roll_m = ankles.ankle_reach_m(forward=True), ankles.ankle_reach_m(forward=False)
         self.corners = {}  # per leg: (4, 2) sole outline in its sole frame
         self.ankle_box = {}  # per leg: (x_min, x_max, y_min, y_max), where one ankle holds the ZMP
         outer_m = {}  # per leg: its sole's edge away from the other foot
