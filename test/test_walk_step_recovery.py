@@ -43,9 +43,10 @@ def at_rest(com_m) -> MeasuredDcm:
     return dcm
 
 
-def hold(r: StepRecovery, com_m, heading_rad: float = 0.0, touchdown_in_s: float = 0.4) -> None:
+def hold(r: StepRecovery, com_m, heading_rad: float = 0.0, touchdown_in_s: float = 0.4,
+         foot_in_air: bool = True) -> None:
     """One cycle with the measured CoM at ``com_m``, at rest, the plan's at rest at the origin."""
-    r.update(at_rest(com_m), np.zeros(2), np.zeros(2), heading_rad, touchdown_in_s)
+    r.update(at_rest(com_m), np.zeros(2), np.zeros(2), heading_rad, touchdown_in_s, foot_in_air)
 
 
 def test_the_measured_velocity_is_the_filtered_rate_of_the_measured_com():
@@ -56,7 +57,7 @@ def test_the_measured_velocity_is_the_filtered_rate_of_the_measured_com():
     # the DCM counts the velocity: c + c_dot / omega, omega = sqrt(g / z_c)
     np.testing.assert_allclose(dcm.dcm_m, dcm.com_m + dcm.velocity_mps / math.sqrt(9.81 / COM_HEIGHT_M))
     r = StepRecovery(StepRecoveryConfig(), DT_S)
-    r.update(dcm, dcm.com_m.copy(), np.zeros(2), 0.0, 0.0)
+    r.update(dcm, dcm.com_m.copy(), np.zeros(2), 0.0, 0.0, True)
     np.testing.assert_allclose(r.error_m, dcm.velocity_mps / dcm.omega)
     dcm.reset()  # a new walk: the velocity starts again from the next measurement
     dcm.measure(np.array([1.0, 1.0]))
@@ -82,6 +83,26 @@ def test_a_lateral_error_beyond_the_threshold_moves_the_footholds_by_the_excess_
     np.testing.assert_allclose(r.applied_m, (0.0, StepRecoveryConfig().shift_rate_mps * DT_S), atol=1e-9)
     r = recovery_after(0.06, touchdown_in_s=0.1, cycles=20)
     np.testing.assert_allclose(r.applied_m, (0.0, 0.025 * math.exp(omega * 0.1)), atol=1e-9)
+
+
+def test_the_steps_move_only_while_a_foot_is_in_the_air():
+    """In the double support (the lift-off check decides on the landing as it is) and once the
+    swinging foot carries the robot (landed early), the steps stay, and what the error asks then
+    is asked again when a foot is in the air: a disturbance the robot absorbed on both feet (a
+    lift-off held) moves no foothold."""
+    r = StepRecovery(StepRecoveryConfig(), DT_S)
+    for _ in range(10):
+        hold(r, (0.0, 0.05), foot_in_air=False)
+    assert r.recovering and r.recoveries == 1
+    assert np.all(r.step_m == 0.0) and np.all(r.applied_m == 0.0) and np.all(r.wanted_m == 0.0)
+    hold(r, (0.0, 0.0))  # lifted, the error gone: nothing moves
+    assert not r.recovering and np.all(r.applied_m == 0.0)
+    for _ in range(10):  # the error back, a foot in the air: the steps move, at the shift's rate
+        hold(r, (0.0, 0.05))
+    assert r.recoveries == 2
+    np.testing.assert_allclose(r.applied_m, (0.0, 10 * StepRecoveryConfig().shift_rate_mps * DT_S), atol=1e-12)
+    hold(r, (0.0, 0.05), foot_in_air=False)  # landed early: the shift applied so far stays, no more
+    assert np.all(r.step_m == 0.0) and r.applied_m[1] == pytest.approx(0.08)
 
 
 def test_the_shift_is_across_the_heading_and_bounded():

@@ -860,7 +860,12 @@ class WalkController:
         touchdown_in_s = steps[0].end_s - now_s if steps else 0.0
         heading_rad = yaw_of(self.odom_from_world @ inputs.torso_world)
         state = gen.controller.state
-        recovery.update(self.dcm, state[0], state[1], heading_rad, touchdown_in_s)
+        step = steps[0] if steps and steps[0].start_s <= now_s else None
+        phase = self.walk_config.phases.swing_phase(step, now_s) if step is not None else 0.0
+        # Landed early: the FSRs have the swinging foot carrying the robot (the sensed odometry's
+        # support) after mid-swing; before, that is the foot still dragging at its lift-off.
+        landed = phase > 0.5 and self.leg_odometry.support is step.leg
+        recovery.update(self.dcm, state[0], state[1], heading_rad, touchdown_in_s, 0.0 < phase < 1.0 and not landed)
         if recovery.step_m[0] != 0.0 or recovery.step_m[1] != 0.0:
             self.heading.shift(float(recovery.step_m[0]), float(recovery.step_m[1]))
 
