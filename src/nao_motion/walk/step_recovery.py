@@ -88,11 +88,12 @@ recovery on, and the robot with 70 % servos (velocity gain too) fell in a moveTo
 6 fell and the weak robots ended 1-5 cm farther off; sideways only: 7 fell; a 2 cm deadband: the
 unpushed walk ended 4 cm off. Which cells it saves changes from one setting to the next. With
 the shift only while a foot is in the air (above), of the 24 pushed walks 7 fall with recovery as
-with it off (8 before; the V6: 6 with it, 7 without), not the same ones: a swing side push of 25 N as the left step's double
-support begins, which the robot survives without recovery (rocking 20 deg), it does not with it,
-rocking wider from foot to foot as the footholds follow each rock; not caught by a smaller shift
-(the grown excess halved, or not grown), a larger threshold (4.5, 5.5 cm), the shift asked only
-while the error grows, nor the lift-off check's landing kept where planned.
+with it off (8 before; the V6: 6 with it, 7 without), not the same ones: a swing side push of
+25 N as the left step's double support begins, which the robot survives without recovery
+(rocking 20 deg), it does not with it, rocking wider from foot to foot as the footholds follow
+each rock. It fell too, with the landed foot left alone, for a smaller shift (the grown excess
+halved, or not grown), a larger threshold (4.5, 5.5 cm), the lift-off check's landing kept where
+planned, and (the shift only in the air) the shift asked only while the error grows.
 
 No rclpy; frames: the walk generator's plane (``odom`` through the heading correction), m, s.
 """
@@ -153,7 +154,8 @@ class StepRecovery:
         have grown by the next touchdown (``touchdown_in_s`` from now), the largest over the
         disturbance. The shift reaches the steps only while the step in progress has its foot in
         the air (``foot_in_air``: lifted, and not yet carrying the robot); else ``step_m`` is
-        zero and the shift waits (module docstring)."""
+        zero, and what the error asks is asked again when a foot is in the air (module
+        docstring)."""
         cfg = self.config
         e, omega = self.error_m, measured.omega
         np.subtract(measured.dcm_m, dcm_of(planned_com_m, planned_velocity_mps, omega, out=e), out=e)
