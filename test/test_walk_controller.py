@@ -379,6 +379,24 @@ def test_a_lift_off_is_held_at_most_lift_off_hold_max_s():
     assert not any(robot.cycle().hold_step for _ in range(80))
 
 
+def test_step_recovery_moves_the_steps_only_once_the_foot_is_in_the_air():
+    """Leaned toward the foot about to swing, the measured DCM is off the plan's beyond the
+    threshold in the double support already; the steps move only after the lift-off (a landing
+    moved in the double support would shorten it, and its lift-off would slip past the check)."""
+    robot = PerfectRobot(WalkControllerConfig(step_recovery=True, lift_off_hold=False))  # lifts as planned
+    first = leaning_at_the_first_lift_off(robot)
+    lift_s = robot.controller.walk_config.phases.swing_start_s(first)
+    recovery = robot.controller.recovery
+    supports = []
+    while robot.time_s < lift_s - DT_S:
+        supports.append(robot.cycle().reference.support)
+        assert np.all(recovery.applied_m == 0.0)
+    assert recovery.recovering and set(supports) == {"Legs"}
+    for _ in range(20):
+        out = robot.cycle()
+    assert out.reference.support == "RLeg" and recovery.applied_m[1] > 0.05  # toward the lean, in the air
+
+
 def test_a_planner_that_does_not_hold_its_steps_with_the_walk_stops_it():
     """Its clock would end the step the walk still holds: the foot would jump to its target."""
     robot = PerfectRobot()

@@ -218,3 +218,12 @@ def test_a_push_toward_the_support_side_is_stepped_out_and_the_goal_still_reache
     fell, moved, recoveries = pushed_walk(-PUSH_N, 0.5, step_recovery=True)
     assert not fell and recoveries >= 1
     assert math.hypot(moved.x - GOAL_M, moved.y) <= GOAL_TOLERANCE_M
+
+
+def test_a_swing_foot_that_lands_early_is_left_where_it_landed():
+    """Pushed toward the swing side at mid-swing (20 N), the swinging foot lands early, the shift
+    the push asks still growing: it waits for the next swing. Moved under the robot's weight, the
+    landed foot dragged the robot over its edge (14 deg), and it fell."""
+    fell, moved, recoveries = pushed_walk(20.0, 0.5, step_recovery=True)
+    assert not fell and recoveries >= 1
+    assert math.hypot(moved.x - GOAL_M, moved.y) <= GOAL_TOLERANCE_M
