@@ -394,7 +394,8 @@ def test_step_recovery_moves_the_steps_only_once_the_foot_is_in_the_air():
     assert recovery.recovering and set(supports) == {"Legs"}
     for _ in range(20):
         out = robot.cycle()
-    assert out.reference.support == "RLeg" and recovery.applied_m[1] > 0.05  # toward the lean, in the air
+    # toward the lean, in the air: by its excess over the threshold (a lean held still does not grow)
+    assert out.reference.support == "RLeg" and recovery.applied_m[1] > 0.01
 
 
 def test_a_planner_that_does_not_hold_its_steps_with_the_walk_stops_it():

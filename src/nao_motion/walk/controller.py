@@ -865,7 +865,10 @@ class WalkController:
         # Landed early: the FSRs have the swinging foot carrying the robot (the sensed odometry's
         # support) after mid-swing; before, that is the foot still dragging at its lift-off.
         landed = phase > 0.5 and self.leg_odometry.support is step.leg
-        recovery.update(self.dcm, state[0], state[1], heading_rad, touchdown_in_s, 0.0 < phase < 1.0 and not landed)
+        in_air = 0.0 < phase < 1.0 and not landed
+        holds = in_air and self.lift_off.stance_holds_sideways(self.dcm.dcm_m, step)
+        holding_side = step.support_leg.side if holds else 0.0
+        recovery.update(self.dcm, state[0], state[1], heading_rad, touchdown_in_s, in_air, holding_side)
         if recovery.step_m[0] != 0.0 or recovery.step_m[1] != 0.0:
             self.heading.shift(float(recovery.step_m[0]), float(recovery.step_m[1]))
 

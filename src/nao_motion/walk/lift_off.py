@@ -119,6 +119,12 @@ class LiftOffCheck:
             return False
         return self._both_feet(step.origin.relative_to(stance), step.leg, step.support_leg).margin(xi) >= 0.0
 
+    def stance_holds_sideways(self, dcm_xy_m: np.ndarray, step: Footstep) -> bool:
+        """Whether the stance ankle of ``step`` (its foot swinging) holds the DCM ``dcm_xy_m`` (the
+        generator's plane) sideways: over its sole, within the ankle roll's reach."""
+        _, _, y0, y1 = self.ankle_box[step.support_leg]
+        return y0 <= step.support.point_in_frame(float(dcm_xy_m[0]), float(dcm_xy_m[1]))[1] <= y1
+
     def _at_touchdown(self, xi: tuple[float, float], stance_leg: Leg, swing_s: float) -> tuple[float, float]:
         """Where the DCM ``xi`` (stance frame) is when the swing foot lands, the ZMP held at the
         point of the stance ankle's box nearest it meanwhile."""

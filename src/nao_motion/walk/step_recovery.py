@@ -13,9 +13,14 @@ What, each walking cycle (``WalkController._recover``, then ``update``):
   across the robot's heading;
 * beyond ``threshold_m`` (what the support absorbs: unpushed walks at the default gait stay
   within +-2.2 cm), the steps not yet taken are translated sideways by the excess as it will
-  have grown by the next touchdown ((|e| - threshold) exp(omega T)), at most ``max_shift_m`` for
-  one disturbance, through the heading correction's
-  transform (``HeadingCorrection.shift``): every foothold not yet reached moves, the planted feet
+  be at the next touchdown, at most ``max_shift_m`` for one disturbance: grown ((|e| -
+  threshold) exp(omega T)), or less where the error's own course says so (on the LIPM it goes
+  on as e + (e_dot / omega)(exp(omega T) - 1), e_dot its rate filtered over 40 ms). One already
+  shrinking moves none: released from a 0.4 s lift-off hold (a swing side push of 25 N as the
+  left step's double support began), the robot rolling back, its 4.7 cm error asked for 7 cm
+  outward, and the robot rocked from foot to foot, wider as the footholds followed each rock,
+  and fell (it survives without recovery, rocking 20 deg). The shift goes through the heading
+  correction's transform (``HeadingCorrection.shift``): every foothold not yet reached moves, the planted feet
   stay, the preview re-plans the CoM from the moved footholds, and from then on every executed
   step is clipped by NAOqi's clipping (extremal step limits, the feet's collision boxes), so an
   inward shift of the swinging foot stops at the support foot and the next step takes it. The
@@ -26,12 +31,18 @@ What, each walking cycle (``WalkController._recover``, then ``update``):
   larger swing has less, ``step_phase``), its lift-off moves back past the cycles the lift-off
   check (``walk.lift_off``) runs in, and a robot that the push had rolled onto the foot about to
   swing had it lifted all the same (a swing side push of 25 N as the left step's double support
-  began: it fell at once; it still falls now, a second later, rocking from foot to foot). Nor
+  began: it fell at once). Nor
   once the swinging foot carries the robot before its touchdown on the walk's clock (it landed
   early): the landed foot was dragged 2.3 cm outward under the robot's weight, which rolled
   14 deg over its edge and fell (swing side, 20 N at mid-swing). What the error asks meanwhile
   is asked again when a foot is in the air: a disturbance the robot absorbed on both feet (the
   lift-off check held the step) moves no foothold;
+* an error toward the stance foot while its ankle holds the measured DCM (over the stance sole,
+  within the ankle roll's reach: ``LiftOffCheck.stance_holds_sideways``) is that ankle's to
+  absorb, and moves no foothold: the shift would only bring the swinging foot's landing in toward
+  the stance foot, which catches nothing there. Single steps of 16 cm sideways (the cha-cha, one
+  setFootStepsWithSpeed per step) leave the measured DCM 3.7-4.4 cm behind the plan's, toward the
+  stance foot, over its sole: stepping for that tilted the robot 6.2 deg instead of 5.8;
 * afterwards the position correction (sensed odometry against the plan, at most 1.5 cm a
   lift-off) runs at full gain for the rest of the walk: the steps go on from where the robot
   really stands, so the running moveTo still ends at its goal; the heading correction (IMU yaw)
@@ -86,14 +97,12 @@ CoM reference moved against the measured DCM's error beyond a deadband (-k (e - 
 most 3-5 cm). k 0.5, deadband 2.5 cm, 5 cm: 5 of 24 fell (that one caught), but 7 with step
 recovery on, and the robot with 70 % servos (velocity gain too) fell in a moveTo(1, 0, 0); k 0.3:
 6 fell and the weak robots ended 1-5 cm farther off; sideways only: 7 fell; a 2 cm deadband: the
-unpushed walk ended 4 cm off. Which cells it saves changes from one setting to the next. With
-the shift only while a foot is in the air (above), of the 24 pushed walks 7 fall with recovery as
-with it off (8 before; the V6: 6 with it, 7 without), not the same ones: a swing side push of
-25 N as the left step's double support begins, which the robot survives without recovery
-(rocking 20 deg), it does not with it, rocking wider from foot to foot as the footholds follow
-each rock. It fell too, with the landed foot left alone, for a smaller shift (the grown excess
-halved, or not grown), a larger threshold (4.5, 5.5 cm), the lift-off check's landing kept where
-planned, and (the shift only in the air) the shift asked only while the error grows.
+unpushed walk ended 4 cm off. Which cells it saves changes from one setting to the next. Against
+the rocking after a lift-off hold (above), before the error's course: a smaller shift (the grown
+excess halved, or not grown), a larger threshold (4.5, 5.5 cm), the lift-off check's landing kept
+where planned, the shift asked only while the error grows (the largest over the disturbance still
+kept): it fell with each. With the rules above, of the 24 pushed walks 6 fall with recovery and
+7 without (V5 and V6), and none falls with it that survives without it.
 
 No rclpy; frames: the walk generator's plane (``odom`` through the heading correction), m, s.
 """
@@ -105,7 +114,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from .measured_dcm import MeasuredDcm, dcm_of
+from .measured_dcm import VELOCITY_FILTER_S, MeasuredDcm, dcm_of
 
 __all__ = ["StepRecovery", "StepRecoveryConfig"]
 
@@ -139,6 +148,9 @@ class StepRecovery:
         self.config = config
         self.dt_s = dt_s
         self.error_m = np.zeros(2)  # xi_measured - xi_planned
+        self.lateral_rate_mps = 0.0  # of the error across the heading, filtered over VELOCITY_FILTER_S
+        self._lateral_m: float | None = None  # the previous cycle's
+        self._rate_alpha = dt_s / (VELOCITY_FILTER_S + dt_s)
         self.wanted_m = np.zeros(2)  # the shift of the executed steps this disturbance asks for
         self.applied_m = np.zeros(2)  # the part of it in the executed steps
         self.step_m = np.zeros(2)  # this cycle's change of the applied shift
@@ -147,7 +159,7 @@ class StepRecovery:
         self.recoveries = 0  # disturbances stepped for since the walk started
 
     def update(self, measured: MeasuredDcm, planned_com_m: np.ndarray, planned_velocity_mps: np.ndarray,
-               heading_rad: float, touchdown_in_s: float, foot_in_air: bool) -> bool:
+               heading_rad: float, touchdown_in_s: float, foot_in_air: bool, holding_side: float) -> bool:
         """Compare the measured DCM with the plan's CoM state (the robot heading ``heading_rad`` in
         the plane); the shift to add to the executed steps this cycle is then ``step_m``. True
         while the error is beyond what the support absorbs: the footholds move by it as it will
@@ -155,13 +167,19 @@ class StepRecovery:
         disturbance. The shift reaches the steps only while the step in progress has its foot in
         the air (``foot_in_air``: lifted, and not yet carrying the robot); else ``step_m`` is
         zero, and what the error asks is asked again when a foot is in the air (module
-        docstring)."""
+        docstring). ``holding_side``: the side (+1 left, -1 right of the robot) of a stance foot
+        whose ankle holds the measured DCM sideways (over its sole, within the ankle roll's
+        reach), 0 if none: an error toward it is that ankle's to absorb, not the footholds'."""
         cfg = self.config
         e, omega = self.error_m, measured.omega
         np.subtract(measured.dcm_m, dcm_of(planned_com_m, planned_velocity_mps, omega, out=e), out=e)
         left_x, left_y = -math.sin(heading_rad), math.cos(heading_rad)  # the robot's left in the plane
         lateral_m = left_x * e[0] + left_y * e[1]
-        beyond = abs(lateral_m) > cfg.threshold_m
+        if self._lateral_m is not None:
+            rate_mps = (lateral_m - self._lateral_m) / self.dt_s
+            self.lateral_rate_mps += self._rate_alpha * (rate_mps - self.lateral_rate_mps)
+        self._lateral_m = lateral_m
+        beyond = abs(lateral_m) > cfg.threshold_m and holding_side * lateral_m <= 0.0
         w, base = self.wanted_m, self._base_m
         if beyond:
             if not self.recovering:
@@ -171,11 +189,16 @@ class StepRecovery:
                 still_out_m = left_x * self.applied_m[0] + left_y * self.applied_m[1]
                 base[:] = self.applied_m if still_out_m * lateral_m < 0.0 else 0.0
             # The support absorbs threshold_m; what is beyond grows as exp(omega t) until the
-            # next foot is down. Moving the footholds brings the plan's DCM toward the measured
-            # one, so the error shrinks before the disturbance is caught: the largest shift over
-            # it is kept.
-            beyond_m = math.exp(omega * max(touchdown_in_s, 0.0)) * (abs(lateral_m) - cfg.threshold_m)
-            shift_m = math.copysign(min(cfg.max_shift_m, beyond_m), lateral_m)
+            # next foot is down. Unless the error's own course says less: on the LIPM it goes on
+            # as e + (e_dot / omega)(exp(omega t) - 1), and one already shrinking (the robot
+            # rolling back after a lift-off hold) has not grown at the touchdown. Moving the
+            # footholds brings the plan's DCM toward the measured one, so the error shrinks before
+            # the disturbance is caught: the largest shift over it is kept.
+            growth = math.exp(omega * max(touchdown_in_s, 0.0))
+            side = math.copysign(1.0, lateral_m)
+            course_m = side * (lateral_m + self.lateral_rate_mps / omega * (growth - 1.0)) - cfg.threshold_m
+            beyond_m = min(growth * (abs(lateral_m) - cfg.threshold_m), max(0.0, course_m))
+            shift_m = side * min(cfg.max_shift_m, beyond_m)
             if abs(shift_m) > abs(left_x * (w[0] - base[0]) + left_y * (w[1] - base[1])):
                 w[0], w[1] = base[0] + shift_m * left_x, base[1] + shift_m * left_y
         self.recovering = beyond
