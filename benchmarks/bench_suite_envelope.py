@@ -147,7 +147,7 @@ def main() -> int:
                         help="walk each corner from where the last one ended (the simulator not reset)")
     parser.add_argument("--repeat", type=int, default=1, help="walk each corner this many times")
     parser.add_argument("--walk-parameter", nargs=2, action="append", default=[], metavar=("NAME", "YAML"),
-                        help="set a walk node parameter first (e.g. step_recovery true); repeatable")
+                        help="set a walk node parameter first (e.g. step_recovery false); repeatable")
     args = parser.parse_args()
 
     from std_srvs.srv import Trigger

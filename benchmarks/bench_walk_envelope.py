@@ -199,10 +199,11 @@ def mean_cycle_twist(poses: Sequence[Pose2D], dt_s: float, window_cycles: int, l
 class Trial:
     """A fresh simulated walk, stepped until it falls (or the simulation diverges)."""
 
-    def __init__(self, model: NaoModel, sim: NaoSimulator | None = None, step_recovery: bool = False):
+    def __init__(self, model: NaoModel, sim: NaoSimulator | None = None, step_recovery: bool | None = None):
         self.walk = SimulatedWalk(model, sim)
         controller = self.walk.controller
-        controller.configure(replace(controller.config, step_recovery=step_recovery))
+        if step_recovery is not None:  # else the walk's default
+            controller.configure(replace(controller.config, step_recovery=step_recovery))
         self.dt_s = model.cycle_time_s
         self.fall_s: float | None = None
         self.diverged = False
@@ -341,7 +342,7 @@ def next_left_step_start(trial: Trial) -> tuple[float, float] | None:
 
 
 def run_walking_push(model: NaoModel, goal_m: float, force_n: float, direction: str, phase: float,
-                     timeout_s: float, step_recovery: bool = False) -> PushResult:
+                     timeout_s: float, step_recovery: bool | None = None) -> PushResult:
     trial = Trial(model, step_recovery=step_recovery)
     w = trial.walk
     start = w.true_footprint()
@@ -377,7 +378,7 @@ def run_walking_push(model: NaoModel, goal_m: float, force_n: float, direction: 
                       dcm_at_push_end, ankle_yield, shortfall)
 
 
-def run_standing_push(model: NaoModel, force_n: float, direction: str, step_recovery: bool = False) -> PushResult:
+def run_standing_push(model: NaoModel, force_n: float, direction: str, step_recovery: bool | None = None) -> PushResult:
     trial = Trial(model, step_recovery=step_recovery)
     w = trial.walk
     start = w.true_footprint()
@@ -413,7 +414,7 @@ def print_pushes(model: NaoModel, forces_n: Sequence[float], goal_m: float, time
     swing_from = StepPhases().double_support_for(2 * GaitConfig().max_step_x_m / LARGEST_SWING_X_M)
     print(f"   phase: fraction of the planned period of a left-foot step (0 = its double support begins, "
           f"planned swing from {swing_from:.2f}); swing side = +y, support side = -y")
-    print("   each cell: without step recovery (the default) > with it (step_recovery true); "
+    print("   each cell: without step recovery (step_recovery false) > with it (the default); "
           "goal miss by ground truth, worst tilt after the push; FELL")
     for recovery in (False, True):
         base = run_walking_push(model, goal_m, 0.0, "forward", 0.0, timeout_s, recovery)

@@ -171,9 +171,7 @@ class WalkControllerConfig:
     user_arm_hold_s: float = 1.0
     stale_timeout_s: float = 0.5  # joint_states / torso pose / IMU / FSR older than this are not used
     move_init_timeout_s: float = 5.0
-    # Balance recovery by stepping (walk.step_recovery): the measured DCM against the plan's. Off
-    # by default: the simulated robot with 70 % servos sways beyond the threshold and its steps
-    # for it spoil that robot's turns (see the README).
+    # Balance recovery by stepping (walk.step_recovery): the measured DCM against the plan's.
     # (The defaults are StepRecoveryConfig's: one default per parameter.)
     step_recovery: bool = _RECOVERY_DEFAULTS.enabled
     step_recovery_threshold_m: float = _RECOVERY_DEFAULTS.threshold_m  # lateral DCM error beyond which footholds move

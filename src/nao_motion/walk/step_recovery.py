@@ -125,9 +125,9 @@ RETURN_MPS = 0.03
 
 @dataclass(frozen=True)
 class StepRecoveryConfig:
-    """Step adjustment from the measured DCM (module docstring); off unless ``enabled``."""
+    """Step adjustment from the measured DCM (module docstring); on unless ``enabled`` is false."""
 
-    enabled: bool = False
+    enabled: bool = True
     # What the ZMP inside the support foot and the balancer absorb across the heading: unpushed
     # walks at the default gait stay within (their DCM error swings +-2.2 cm sideways with the steps).
     threshold_m: float = 0.035
