@@ -392,6 +392,7 @@ class WalkController:
         self._tilted = np.eye(3)  # the IMU's attitude at the balancer's heading, refilled
         self._lever, self._tilted_com_m = np.zeros(3), np.zeros(3)  # _tilted_com_world's, refilled
         self._tilted_com_odom_m = np.zeros(3)  # ... in odom, for the measured DCM
+        self._torso_odom = np.eye(4)  # the balancer's torso in odom, for step recovery's heading; refilled
         self.planned_start: dict[Leg, Pose2D] = {}  # each foot at the walk's start: as planned, as held
         self.actual_start: dict[Leg, Pose2D] = {}
         self.imu_yaw = ImuYaw()  # this cycle's yaw: the IMU's orientation, or its gyro integrated
@@ -856,7 +857,7 @@ class WalkController:
         the executed steps shifted by what the support cannot absorb."""
         now_s, recovery, gen = inputs.time_s, self.recovery, self.generator
         touchdown_in_s = steps[0].end_s - now_s if steps else 0.0
-        heading_rad = yaw_of(self.odom_from_world @ inputs.torso_world)
+        heading_rad = yaw_of(np.matmul(self.odom_from_world, inputs.torso_world, out=self._torso_odom))
         state = gen.controller.state
         step = steps[0] if steps and steps[0].start_s <= now_s else None
         phase = self.walk_config.phases.swing_phase(step, now_s) if step is not None else 0.0
