@@ -11,42 +11,41 @@ What, each walking cycle (``WalkController._recover``, then ``update``):
 * the error e = xi_measured - xi_planned (``walk.measured_dcm``: the CoM of the measured joints
   with the IMU's tilt; the preview controller's CoM state), in the plane of the executed steps,
   across the robot's heading;
-* beyond ``threshold_m`` (what the support absorbs: unpushed walks at the default gait stay
-  within +-2.2 cm), the steps not yet taken are translated sideways by the excess as it will
-  be at the next touchdown, at most ``max_shift_m`` for one disturbance: grown ((|e| -
-  threshold) exp(omega T)), or less where the error's own course says so (on the LIPM it goes
-  on as e + (e_dot / omega)(exp(omega T) - 1), e_dot its rate filtered over 40 ms). One already
+* beyond ``threshold_m`` (what the support absorbs: unpushed walks at the default gait stay within
+  +-2.2 cm), the steps not yet taken are translated sideways by the excess as it will be at the
+  next touchdown, at most ``max_shift_m`` for one disturbance: grown, (|e| - threshold)
+  exp(omega T), or less where the error's own course says so (on the LIPM it goes on as
+  e + (e_dot / omega)(exp(omega T) - 1), e_dot its rate filtered over 40 ms). One already
   shrinking moves none: released from a 0.4 s lift-off hold (a swing side push of 25 N as the
   left step's double support began), the robot rolling back, its 4.7 cm error asked for 7 cm
   outward, and the robot rocked from foot to foot, wider as the footholds followed each rock,
   and fell (it survives without recovery, rocking 20 deg). The shift goes through the heading
-  correction's transform (``HeadingCorrection.shift``): every foothold not yet reached moves, the planted feet
-  stay, the preview re-plans the CoM from the moved footholds, and from then on every executed
-  step is clipped by NAOqi's clipping (extremal step limits, the feet's collision boxes), so an
-  inward shift of the swinging foot stops at the support foot and the next step takes it. The
-  shift reaches the executed steps at ``shift_rate_mps`` at most, so a foot in the air is
-  retargeted smoothly;
+  correction's transform (``HeadingCorrection.shift``): every foothold not yet reached moves,
+  the planted feet stay, the preview re-plans the CoM from the moved footholds, and from then on
+  every executed step is clipped by NAOqi's clipping (extremal step limits, the feet's collision
+  boxes), so an inward shift of the swinging foot stops at the support foot and the next step
+  takes it. The shift reaches the executed steps at ``shift_rate_mps`` at most, so a foot in the
+  air is retargeted smoothly;
 * the shift reaches the executed steps only while the swinging foot is in the air. Not in the
-  double support before it: moving the step's landing there shortens its double support (a
-  larger swing has less, ``step_phase``), its lift-off moves back past the cycles the lift-off
-  check (``walk.lift_off``) runs in, and a robot that the push had rolled onto the foot about to
-  swing had it lifted all the same (a swing side push of 25 N as the left step's double support
-  began: it fell at once). Nor
-  once the swinging foot carries the robot before its touchdown on the walk's clock (it landed
-  early): the landed foot was dragged 2.3 cm outward under the robot's weight, which rolled
-  14 deg over its edge and fell (swing side, 20 N at mid-swing). What the error asks meanwhile
-  is asked again when a foot is in the air: a disturbance the robot absorbed on both feet (the
-  lift-off check held the step) moves no foothold;
+  double support before it: moving the step's landing there shortens its double support (a larger
+  swing has less, ``step_phase``), its lift-off moves back past the cycles the lift-off check
+  (``walk.lift_off``) runs in, and a robot that the push had rolled onto the foot about to swing
+  had it lifted all the same (a swing side push of 25 N as the left step's double support began:
+  it fell at once). Nor once the swinging foot carries the robot before its touchdown on the
+  walk's clock (it landed early): the landed foot was dragged 2.3 cm outward under the robot's
+  weight, which rolled 14 deg over its edge and fell (swing side, 20 N at mid-swing). What the
+  error asks meanwhile is asked again when a foot is in the air: a disturbance the robot absorbed
+  on both feet (the lift-off check held the step) moves no foothold;
 * an error toward the stance foot while its ankle holds the measured DCM (over the stance sole,
   within the ankle roll's reach: ``LiftOffCheck.stance_holds_sideways``) is that ankle's to
   absorb, and moves no foothold: the shift would only bring the swinging foot's landing in toward
   the stance foot, which catches nothing there. Single steps of 16 cm sideways (the cha-cha, one
   setFootStepsWithSpeed per step) leave the measured DCM 3.7-4.4 cm behind the plan's, toward the
   stance foot, over its sole: stepping for that tilted the robot 6.2 deg instead of 5.8;
-* afterwards the position correction (sensed odometry against the plan, at most 1.5 cm a
-  lift-off) runs at full gain for the rest of the walk: the steps go on from where the robot
-  really stands, so the running moveTo still ends at its goal; the heading correction (IMU yaw)
-  turns back what the push turned.
+* afterwards the position correction (sensed odometry against the plan, at most 1.5 cm a lift-off)
+  runs at full gain for the rest of the walk: the steps go on from where the robot really stands,
+  so the running moveTo still ends at its goal; the heading correction (IMU yaw) turns back what
+  the push turned.
 
 Not done, as measured on the simulated NAO (``bench_walk_envelope.py --pushes``): forward
 footholds. Moving them forward (within MaxStepX) made forward pushes fall sooner and lateral ones
@@ -163,7 +162,7 @@ class StepRecovery:
         """Compare the measured DCM with the plan's CoM state (the robot heading ``heading_rad`` in
         the plane); the shift to add to the executed steps this cycle is then ``step_m``. True
         while the error is beyond what the support absorbs: the footholds move by it as it will
-        have grown by the next touchdown (``touchdown_in_s`` from now), the largest over the
+        be at the next touchdown (``touchdown_in_s`` from now), the largest over the
         disturbance. The shift reaches the steps only while the step in progress has its foot in
         the air (``foot_in_air``: lifted, and not yet carrying the robot); else ``step_m`` is
         zero, and what the error asks is asked again when a foot is in the air (module
