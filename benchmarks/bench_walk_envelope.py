@@ -127,16 +127,21 @@ def true_dcm_from_loaded_sole(walk: SimulatedWalk) -> tuple[str, float, float]:
     return side, float(x), float(-y if left else y)
 
 
-def walk_step_in_progress(walk: SimulatedWalk) -> StepInProgress | None:
+def step_in_progress(walk: SimulatedWalk, limits: CaptureLimits) -> StepInProgress | None:
     """The step in progress or the next one, on the walk's clock (the plan's, later by its holds);
-    None if the walk has no step left."""
+    None if the walk has no step left. A swinging foot that carries more of the FSRs' weight than
+    the stance foot after mid-swing has landed, whatever the clock says (a push toward it lands it
+    early; the walk's step recovery judges it so too): the step in progress is then the other
+    foot's, lifted at once. Before mid-swing that is the foot still dragging at its lift-off."""
     delay_s = walk.controller.plan_delay_s
     step = next((s for s in walk.planner.steps() if s.end_s + delay_s > walk.time_s), None)
     if step is None:
         return None
     step = delayed((step,), delay_s)[0]
-    return StepInProgress(step.leg is Leg.LEFT, step.start_s, walk.controller.walk_config.phases.swing_start_s(step),
-                          step.end_s)
+    left_moving, lift_s, now_s = step.leg is Leg.LEFT, walk.controller.walk_config.phases.swing_start_s(step), walk.time_s
+    if now_s > 0.5 * (lift_s + step.end_s) and left_sole_loaded(walk) == left_moving:
+        return StepInProgress(not left_moving, now_s, now_s, now_s + limits.min_step_period_s)
+    return StepInProgress(left_moving, step.start_s, lift_s, step.end_s)
 
 
 def true_dcm_shortfall_m(walk: SimulatedWalk, limits: CaptureLimits, push_torso: tuple,
@@ -359,9 +364,10 @@ def run_walking_push(model: NaoModel, goal_m: float, force_n: float, direction: 
             w.sim.push(push_vector(direction, force_n), PUSH_DURATION_S, frame="torso")
             trial.run_for(PUSH_DURATION_S)
             dcm_at_push_end = true_dcm_from_loaded_sole(w)
-            step = walk_step_in_progress(w)
+            limits = CaptureLimits.for_model(model)
+            step = step_in_progress(w, limits)
             if step is not None:
-                shortfall = true_dcm_shortfall_m(w, CaptureLimits.for_model(model), push_vector(direction, force_n), step)
+                shortfall = true_dcm_shortfall_m(w, limits, push_vector(direction, force_n), step)
             worst = [0.0, 0.0]
             window_end_s = w.time_s + ANKLE_YIELD_WINDOW_S - 0.5 * trial.dt_s
             while w.time_s < window_end_s and trial.cycle():
@@ -459,7 +465,8 @@ def print_pushes(model: NaoModel, forces_n: Sequence[float], goal_m: float, time
           f"{ANKLE_YIELD_WINDOW_S:g} s after the push (deg; p: pitch, > 0 the leg over its foot further forward than "
           "commanded, the servo at its torque; r: roll, > 0 toward the other foot);\n   then the LIPM's bound "
           "(walk.capturability): how far that DCM is beyond what any steps within NAOqi's limits catch (cm, along "
-          "the push; > 0: none does; the simulated robot beats it by up to ~2 cm)")
+          "the push; > 0: none does; a swinging foot carrying the robot after mid-swing has landed; the simulated "
+          "robot beats it by up to ~2 cm, and falls as far within it)")
     print(f"{'walking, push':<19}{'force':>6}" + "".join(f"{'phase ' + format(p, 'g'):>32}" for p in PUSH_PHASES))
     print("\n".join(dcm_rows))
     print("\n   standing: the last column is the LIPM's bound for a recovery step (walk.capturability): how far the DCM "

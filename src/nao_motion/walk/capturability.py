@@ -24,8 +24,9 @@ Generous on purpose (a bound, not a plan): the swinging foot may land anywhere w
 whatever its swing has left, each axis at its own maximum (the clipping's ellipse ignored), the CoP
 jumps to its reach. Not counted: the body's angular momentum (a hip strategy, and the rotation a
 push at the torso starts) and the CoM's height changing. The simulated NAO survives some pushes
-this bound calls short by up to about 2 cm, and one it leaves 7.8 cm of room falls: it lands
-rolling (``bench_walk_envelope.py --pushes``).
+this bound calls short by up to 1.8 cm, and falls in one it leaves 1.8 cm of room (2.2 cm on the
+V6): a push toward the swinging foot late in its swing lands it early and rolling over its outer
+edge (``bench_walk_envelope.py --pushes``, which takes a foot carrying the robot as landed).
 
 No rclpy; one axis, m, s, N.
 """
