@@ -138,10 +138,10 @@ def step_in_progress(walk: SimulatedWalk, limits: CaptureLimits) -> StepInProgre
     if step is None:
         return None
     step = delayed((step,), delay_s)[0]
-    left_moving, lift_s, now_s = step.leg is Leg.LEFT, walk.controller.walk_config.phases.swing_start_s(step), walk.time_s
-    if now_s > 0.5 * (lift_s + step.end_s) and left_sole_loaded(walk) == left_moving:
+    phases, left_moving, now_s = walk.controller.walk_config.phases, step.leg is Leg.LEFT, walk.time_s
+    if phases.swing_phase(step, now_s) > 0.5 and left_sole_loaded(walk) == left_moving:
         return StepInProgress(not left_moving, now_s, now_s, now_s + limits.min_step_period_s)
-    return StepInProgress(left_moving, step.start_s, lift_s, step.end_s)
+    return StepInProgress(left_moving, step.start_s, phases.swing_start_s(step), step.end_s)
 
 
 def true_dcm_shortfall_m(walk: SimulatedWalk, limits: CaptureLimits, push_torso: tuple,
