@@ -66,7 +66,7 @@ from nao_motion.walk.capturability import CaptureLimits, StepInProgress, dcm_sho
 from nao_motion.walk.controller import WalkState  # noqa: E402
 from nao_motion.walk.measured_dcm import dcm_of  # noqa: E402
 from nao_motion.walk.preview_control import GRAVITY_MPS2  # noqa: E402
-from nao_motion.walk.step_phase import LARGEST_SWING_X_M, StepPhases  # noqa: E402
+from nao_motion.walk.step_phase import LARGEST_SWING_X_M, StepPhases, landed_early  # noqa: E402
 
 # The settable parameters that bound speed, at NAOqi's maxima; Frequency 1 (with MaxStepFrequency
 # 1) is the shortest step, MinStepPeriod. StepHeight and TorsoWx/Wy are not speed limits.
@@ -129,17 +129,16 @@ def true_dcm_from_loaded_sole(walk: SimulatedWalk) -> tuple[str, float, float]:
 
 def step_in_progress(walk: SimulatedWalk, limits: CaptureLimits) -> StepInProgress | None:
     """The step in progress or the next one, on the walk's clock (the plan's, later by its holds);
-    None if the walk has no step left. A swinging foot that carries more of the FSRs' weight than
-    the stance foot after mid-swing has landed, whatever the clock says (a push toward it lands it
-    early; the walk's step recovery judges it so too): the step in progress is then the other
-    foot's, lifted at once. Before mid-swing that is the foot still dragging at its lift-off."""
+    None if the walk has no step left. A swinging foot that has landed early (``landed_early``, as
+    the walk's step recovery judges it, here by the FSRs of the ground truth) has landed, whatever
+    the clock says: the step in progress is then the other foot's, lifted at once."""
     delay_s = walk.controller.plan_delay_s
     step = next((s for s in walk.planner.steps() if s.end_s + delay_s > walk.time_s), None)
     if step is None:
         return None
     step = delayed((step,), delay_s)[0]
     phases, left_moving, now_s = walk.controller.walk_config.phases, step.leg is Leg.LEFT, walk.time_s
-    if phases.swing_phase(step, now_s) > 0.5 and left_sole_loaded(walk) == left_moving:
+    if landed_early(phases.swing_phase(step, now_s), left_sole_loaded(walk) == left_moving):
         return StepInProgress(not left_moving, now_s, now_s, now_s + limits.min_step_period_s)
     return StepInProgress(left_moving, step.start_s, phases.swing_start_s(step), step.end_s)
 

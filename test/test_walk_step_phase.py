@@ -8,7 +8,7 @@ import pytest
 
 from nao_motion.footsteps import Pose2D
 from nao_motion.footsteps.footstep import Footstep, Leg
-from nao_motion.walk.step_phase import StepPhases, swing_size
+from nao_motion.walk.step_phase import StepPhases, landed_early, swing_size
 
 PHASES = StepPhases()
 SUPPORT = Pose2D(0.0, -0.05, 0.0)  # the right foot, the left one swings
@@ -61,3 +61,10 @@ def test_a_uniform_split_is_two_equal_fractions_and_bad_fractions_are_refused():
             StepPhases(bad)
         with pytest.raises(ValueError):
             StepPhases(0.15, bad)
+
+
+def test_a_swinging_foot_carrying_the_robot_has_landed_only_after_mid_swing():
+    # Before mid-swing a loaded swing foot is one still dragging at its lift-off.
+    assert not landed_early(0.3, swing_foot_carries=True)
+    assert landed_early(0.7, swing_foot_carries=True)
+    assert not landed_early(0.7, swing_foot_carries=False)

@@ -86,6 +86,7 @@ from .measured_dcm import MeasuredDcm, dcm_of
 from .pattern_generator import WalkConfig, WalkOutput, WalkPatternGenerator
 from .preview_control import preview_gains
 from .start_feet import start_from_actual_feet
+from .step_phase import landed_early
 from .step_recovery import StepRecovery, StepRecoveryConfig
 
 __all__ = ["ARMS", "MAX_CATCH_UP_CYCLES", "PlanError", "WalkController", "WalkControllerConfig", "WalkInputs",
@@ -861,9 +862,8 @@ class WalkController:
         state = gen.controller.state
         step = steps[0] if steps and steps[0].start_s <= now_s else None
         phase = self.walk_config.phases.swing_phase(step, now_s) if step is not None else 0.0
-        # Landed early: the FSRs have the swinging foot carrying the robot (the sensed odometry's
-        # support) after mid-swing; before, that is the foot still dragging at its lift-off.
-        landed = phase > 0.5 and self.leg_odometry.support is step.leg
+        # The FSRs say which foot carries the robot (the sensed odometry's support).
+        landed = step is not None and landed_early(phase, self.leg_odometry.support is step.leg)
         in_air = 0.0 < phase < 1.0 and not landed
         holds = in_air and self.lift_off.stance_holds_sideways(self.dcm.dcm_m, step)
         holding_side = step.support_leg.side if holds else 0.0

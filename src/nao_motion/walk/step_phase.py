@@ -38,7 +38,7 @@ from ..footsteps.footstep import Footstep
 from ..footsteps.pose2d import normalize_angle
 from ..footsteps.gait_config import GAIT_PARAMETERS
 
-__all__ = ["StepPhases", "swing_size"]
+__all__ = ["StepPhases", "landed_early", "swing_size"]
 
 # How far the swinging foot goes in NAOqi's largest step (the gait parameters' upper bounds), in
 # the frame of where it lifts off: from MaxStepX behind the support foot to MaxStepX ahead of it;
@@ -57,6 +57,13 @@ def swing_size(step: Footstep) -> float:
     size = max(abs(swing.x) / LARGEST_SWING_X_M, abs(swing.y) / LARGEST_SWING_Y_M,
                abs(normalize_angle(swing.theta)) / LARGEST_SWING_THETA_RAD)
     return size if size < 1.0 else 1.0
+
+
+def landed_early(swing_phase: float, swing_foot_carries: bool) -> bool:
+    """Whether a step's swinging foot has landed before its touchdown on the walk's clock (a push
+    toward it lands it early): it carries the robot (more of the weight than the stance foot)
+    after mid-swing. Before mid-swing, that is the foot still dragging at its lift-off."""
+    return swing_phase > 0.5 and swing_foot_carries
 
 
 @dataclass(frozen=True)
