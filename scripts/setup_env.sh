@@ -9,8 +9,10 @@
 #   scripts/setup_env.sh --clean   remove .venv and set up from scratch
 #
 # Two modes:
-#  * ROS_DISTRO unset: ROS 2 Kilted from PyPI wheels (requirements-ros-wheels.txt)
-#    and the other Python deps (requirements.txt) go into .venv; the interface
+#  * ROS_DISTRO unset: ROS 2 from PyPI wheels, the distribution NAO_MOTION_ROS_DISTRO
+#    names (jazzy, the default, or kilted; requirements-ros-<distro>.txt), and the
+#    other Python deps (requirements.txt) go into a venv of that distribution's own
+#    (.venv for jazzy, .venv-kilted for kilted: two distributions never share one); the interface
 #    packages that are not on PyPI (tf2_msgs, and nao_lola_command_msgs and
 #    nao_lola_sensor_msgs for the robot adapter) are generated from scripts/<name>
 #    with the system cmake and the wheels' rosidl toolchain, and installed into
@@ -27,12 +29,14 @@
 # libosmesa6 (MUJOCO_GL=osmesa), python3-venv (if `python3 -m venv` fails), and
 # for the interface builds cmake, make, gcc, g++ and python3.X-dev (Python.h).
 #
-# Environment knobs: NAO_MOTION_PYTHON (interpreter used to create the venv),
-# NAO_MOTION_VENV (venv path, default <repo>/.venv).
+# Environment knobs: NAO_MOTION_ROS_DISTRO (jazzy|kilted, the wheels' distribution;
+# ignored when ROS_DISTRO is set), NAO_MOTION_PYTHON (interpreter used to create
+# the venv), NAO_MOTION_VENV (venv path, default as above).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-VENV="${NAO_MOTION_VENV:-$ROOT/.venv}"
+# shellcheck source=scripts/ros_distro.sh
+source "$ROOT/scripts/ros_distro.sh"   # WHEELS_DISTRO, VENV
 STATE="$VENV/.nao_motion_setup"        # stamps live inside the venv
 # Interface packages generated in wheels mode (scripts/<name>), each with a message to import.
 INTERFACES=(tf2_msgs nao_lola_command_msgs nao_lola_sensor_msgs)
@@ -42,7 +46,7 @@ declare -A INTERFACE_IMPORT=(
   [nao_lola_sensor_msgs]="from nao_lola_sensor_msgs.msg import FSR"
 )
 REQ="$ROOT/requirements.txt"
-REQ_ROS="$ROOT/requirements-ros-wheels.txt"
+REQ_ROS="$ROOT/requirements-ros-$WHEELS_DISTRO.txt"
 
 say()  { printf '[setup_env] %s\n' "$*"; }
 warn() { printf '[setup_env] WARNING: %s\n' "$*" >&2; }
@@ -54,7 +58,7 @@ for arg in "$@"; do
     --check) CHECK_ONLY=1 ;;
     --force) FORCE=1 ;;
     --clean) CLEAN=1 ;;
-    -h|--help) sed -n '2,29p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,32p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$arg' (see --help)" ;;
   esac
 done
@@ -62,7 +66,7 @@ done
 T0=$(date +%s.%N)
 elapsed() { awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
 
-if [[ -n "${ROS_DISTRO:-}" ]]; then MODE="distro-$ROS_DISTRO"; else MODE="wheels"; fi
+if [[ -n "${ROS_DISTRO:-}" ]]; then MODE="distro-$ROS_DISTRO"; else MODE="wheels-$WHEELS_DISTRO"; fi
 
 # ---------------------------------------------------------------- helpers ----
 hash_files() {  # hash of the names and contents of the given files/dirs (missing ones count too)
@@ -143,7 +147,7 @@ pip_q() {  # quiet pip; hide the harmless warnings about unreachable file:// ind
 # MUJOCO_GL=osmesa, which is checked separately).
 CHECK_IMPORTS="import rclpy, tf2_msgs.msg, geometry_msgs.msg, sensor_msgs.msg, numpy, scipy, osqp, yaml, nao_motion"
 # (a distribution may lack nao_lola's messages: only the robot adapter needs them, see below)
-[[ $MODE == wheels ]] && CHECK_IMPORTS+=", nao_lola_command_msgs.msg, nao_lola_sensor_msgs.msg"
+[[ $MODE == wheels-* ]] && CHECK_IMPORTS+=", nao_lola_command_msgs.msg, nao_lola_sensor_msgs.msg"
 imports_ok() {
   [[ -x "$VENV/bin/python" ]] || return 1
   (cd / && "$VENV/bin/python" -c "$CHECK_IMPORTS") >/dev/null 2>&1
@@ -164,7 +168,7 @@ interfaces_stamped() {
 }
 up_to_date() {
   [[ $FORCE == 0 ]] && stamp_ok mode "$MODE|$VENV" && stamp_ok deps "$KEY_DEPS" &&
-    { [[ $MODE != wheels ]] || interfaces_stamped; } &&
+    { [[ $MODE != wheels-* ]] || interfaces_stamped; } &&
     stamp_ok project "$KEY_PROJ" && imports_ok
 }
 
@@ -200,7 +204,7 @@ fi
 # --------------------------------------------------------------- venv -------
 pick_python() {
   if [[ -n "${NAO_MOTION_PYTHON:-}" ]]; then echo "$NAO_MOTION_PYTHON"; return; fi
-  if [[ $MODE != wheels && -x /usr/bin/python3 ]]; then
+  if [[ $MODE != wheels-* && -x /usr/bin/python3 ]]; then
     # a ROS 2 distribution's rclpy is built for the system interpreter
     echo /usr/bin/python3; return
   fi
@@ -225,7 +229,7 @@ fi
 
 make_venv() {
   local opts=()
-  [[ $MODE != wheels ]] && opts+=(--system-site-packages)
+  [[ $MODE != wheels-* ]] && opts+=(--system-site-packages)
   "$PY" -m venv "${opts[@]}" "$VENV" >"${TMPDIR:-/tmp}/nao_motion_venv.err.$$" 2>&1
 }
 if [[ ! -x "$VENV/bin/python" ]]; then
@@ -251,9 +255,9 @@ if [[ $FORCE == 1 ]] || ! stamp_ok deps "$KEY_DEPS"; then
   # build tools first, so that sdists (empy) build as wheels and `pip install
   # --no-build-isolation -e .` below has a setuptools with PEP 660 support
   pip_q "setuptools>=64" wheel || die "pip install setuptools wheel failed"
-  if [[ $MODE == wheels ]]; then
-    say "pip install: ROS 2 Kilted wheels + Python deps (about a minute on a fresh venv)"
-    pip_q -r "$REQ" -r "$REQ_ROS" || die "pip install failed (requirements.txt, requirements-ros-wheels.txt)"
+  if [[ $MODE == wheels-* ]]; then
+    say "pip install: ROS 2 $WHEELS_DISTRO wheels + Python deps (about a minute on a fresh venv)"
+    pip_q -r "$REQ" -r "$REQ_ROS" || die "pip install failed (requirements.txt, ${REQ_ROS##*/})"
   else
     say "pip install: Python deps (ROS 2 from the sourced $ROS_DISTRO distribution)"
     pip_q -r "$REQ" || die "pip install -r requirements.txt failed"
@@ -268,7 +272,7 @@ interface_importable() {
   (cd / && env -u LD_LIBRARY_PATH -u _ROS_WHEELS_BOOTSTRAP_COMPLETE -u AMENT_PREFIX_PATH \
     "$VENV/bin/python" -c "${INTERFACE_IMPORT[$1]}") >/dev/null 2>&1
 }
-if [[ $MODE == wheels ]]; then
+if [[ $MODE == wheels-* ]]; then
   for name in "${INTERFACES[@]}"; do
     key="$(interface_key "$name")"
     build="$VENV/.build/$name"

@@ -94,9 +94,9 @@ def local_ros_env(domain_id: int | None = None) -> dict:
 
     ``domain_id=None`` reserves a fresh one (different from this process's).
     """
-    env = dict(os.environ)
-    env["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
-    env.pop("ROS_STATIC_PEERS", None)
+    from nao_motion.processes import keep_dds_local
+
+    env = keep_dds_local(dict(os.environ))
     env["ROS_DOMAIN_ID"] = str(allocate_domain_id() if domain_id is None else int(domain_id))
     env.setdefault("MUJOCO_GL", "osmesa")
     env["PYTHONUNBUFFERED"] = "1"
@@ -105,6 +105,8 @@ def local_ros_env(domain_id: int | None = None) -> dict:
 
 def _set_process_defaults() -> None:
     os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+    if os.environ.get("ROS_DISTRO") == "humble":  # ignores the discovery range (nao_motion.processes)
+        os.environ.setdefault("ROS_LOCALHOST_ONLY", "1")
     os.environ.setdefault("MUJOCO_GL", "osmesa")
     # ./run test picks a random id and says so with NAO_MOTION_AUTO_DOMAIN_ID=1:
     # such an id (or none) is replaced by a reserved one; a user's own is kept.

@@ -26,6 +26,7 @@ import numpy as np
 
 from .host_steal import HostSteal
 from .processes import CLEAN_EXIT_CODES, local_ros_env
+from .ros.distribution import ros_distribution
 from .sim.simulator import DEFAULT_FALL_TILT_RAD
 from .spatial import rotation_from_quaternion_xyzw, yaw_of
 from .suite import PLAYER
@@ -204,8 +205,9 @@ def run_demo(duration_s: float = 60.0, out_dir: Path = Path("out/demo"), version
     arm_to_sphere = ArmToSphere(model, fk)
     what = f"moveTo{tuple(goal)}" if scenario == "walk" else f"'{scenario}'"
     obstacle = obstacle_torso = None  # the obstacle scenario: its sphere (torso frame) and where it goes next
+    ros = ros_distribution()
     print(f"nao_motion demo: simulated NAO {version}, {what}, at most {duration_s:.0f} s of sim time "
-          f"(ROS_DOMAIN_ID={os.environ.get('ROS_DOMAIN_ID', '0')}, "
+          f"(ROS 2 {ros['ros_distro']}, rclpy {ros['rclpy_version']}; ROS_DOMAIN_ID={os.environ.get('ROS_DOMAIN_ID', '0')}, "
           f"discovery {os.environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE')})")
     host = HostSteal().start()  # from the suite's start: its missed cycles are counted from there
     suite.start()
@@ -308,7 +310,7 @@ def run_demo(duration_s: float = 60.0, out_dir: Path = Path("out/demo"), version
         "tracking_error_deg": {"median": float(np.rad2deg(np.median(errors))) if errors else None,
                                "max": float(np.rad2deg(np.max(errors))) if errors else None},
         "rates_hz": rates, "real_time_factor": round(rtf, 2), "missed_cycles": missed, "cycle_time_ms": cycle_times,
-        "tf_frames": tf_frames, "exit_codes": codes,
+        "tf_frames": tf_frames, "exit_codes": codes, **ros,
     }
     # The verdict follows the figures: a tilt past the simulator's fall threshold is a fall, even
     # when the simulator's own count (published twice a second) has not said so yet.

@@ -21,10 +21,25 @@ from .paths import config_file
 from .suite import NodeSpec
 
 
+# Distributions older than Iron ignore ROS_AUTOMATIC_DISCOVERY_RANGE: there, ROS_LOCALHOST_ONLY
+# keeps DDS on loopback (newer ones take it too, but warn that it is deprecated).
+LOCALHOST_ONLY_DISTROS = frozenset({"humble"})
+
+
+def keep_dds_local(env: dict) -> dict:
+    """``env`` (changed in place, and returned) with DDS discovery on this machine only, in the
+    spelling of the distribution it runs (``ROS_DISTRO``; the PyPI wheels, Jazzy or Kilted, set
+    none)."""
+    env["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+    env.pop("ROS_STATIC_PEERS", None)
+    if env.get("ROS_DISTRO") in LOCALHOST_ONLY_DISTROS:
+        env["ROS_LOCALHOST_ONLY"] = "1"
+    return env
+
+
 def local_ros_env(domain_id: int | None = None, base: dict | None = None) -> dict:
     """Environment keeping DDS on this machine (loopback only) in its own domain."""
-    env = dict(os.environ if base is None else base)
-    env["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+    env = keep_dds_local(dict(os.environ if base is None else base))
     env["ROS_DOMAIN_ID"] = str(domain_id if domain_id is not None else random.randint(1, 100))
     env.setdefault("PYTHONUNBUFFERED", "1")
     return env

@@ -63,12 +63,17 @@ from functools import partial
 from typing import Any, Callable, Optional, Union
 
 from rclpy.event_handler import EventHandler
-from rclpy.exceptions import InvalidHandle, TimerCancelledError
+from rclpy.exceptions import InvalidHandle
 from rclpy.executors import Executor, ExternalShutdownException, TimeoutObject
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.subscription import Subscription
 from rclpy.task import Future, Task
-from rclpy.timer import TimerInfo
+
+try:  # Kilted: timer callbacks may take a TimerInfo, and a timer cancelled since the wait says so
+    from rclpy.exceptions import TimerCancelledError
+    from rclpy.timer import TimerInfo
+except ImportError:  # Jazzy: call_timer() only, and a cancelled timer raises rcl's error
+    TimerCancelledError, TimerInfo = _rclpy.RCLError, None
 
 # How often the QoS event handlers and ROS's own services are looked at (see the module docstring).
 EVENT_POLL_PERIOD_S = 1.0
@@ -386,13 +391,13 @@ class CycleExecutor(Executor):
         handle = tmr.handle
         info_arg = next((p.name for p in inspect.signature(tmr.callback).parameters.values()
                          if p.annotation is TimerInfo or p.annotation == "TimerInfo"), None) \
-            if tmr.callback is not None else None
+            if tmr.callback is not None and TimerInfo is not None else None
 
         def serve() -> None:
             if not handle.is_timer_ready():  # rcl reports cancelled timers ready
                 return
             try:
-                info = handle.call_timer_with_info()
+                info = handle.call_timer_with_info() if TimerInfo is not None else handle.call_timer()
             except TimerCancelledError:  # cancelled since the wait
                 return
             if tmr.callback is None:
