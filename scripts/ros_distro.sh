@@ -18,6 +18,8 @@ if [[ -n "${ROS_DISTRO:-}" && -n "${NAO_MOTION_ROS_DISTRO:-}" && "$NAO_MOTION_RO
   printf '[nao_motion] WARNING: ROS 2 %s is sourced: NAO_MOTION_ROS_DISTRO=%s is ignored\n' \
     "$ROS_DISTRO" "$NAO_MOTION_ROS_DISTRO" >&2
 fi
+# exported: the set-up and the tests it runs see the same choice
+[[ -z "${ROS_DISTRO:-}" ]] && export NAO_MOTION_ROS_DISTRO="$WHEELS_DISTRO"
 if [[ -n "${ROS_DISTRO:-}" || "$WHEELS_DISTRO" == jazzy ]]; then
   VENV="${NAO_MOTION_VENV:-$ROOT/.venv}"
 else

@@ -249,6 +249,23 @@ def test_tf_message_crosses_processes_over_dds(ros_env, tmp_path):
 
 # --------------------------------------------------------------- set-up -----
 
+@pytest.mark.skipif(not WHEELS_MODE, reason="ROS_DISTRO is set: ROS 2 is the sourced distribution's")
+def test_the_venv_holds_the_wheels_of_one_distribution_the_one_chosen():
+    """NAO_MOTION_ROS_DISTRO's wheels, and no other distribution's: rclpy's major version is the
+    chosen distribution's, and no ros-<other distro>-* wrapper is installed beside them."""
+    from importlib import metadata
+
+    from nao_motion.ros.distribution import DISTRIBUTION_OF_RCLPY_MAJOR, ros_distribution
+
+    chosen = os.environ.get("NAO_MOTION_ROS_DISTRO", "jazzy")
+    assert DISTRIBUTION_OF_RCLPY_MAJOR[int(metadata.version("ros-rclpy").split(".")[0])] == chosen
+    assert ros_distribution()["ros_distro"] == chosen
+    others = set(DISTRIBUTION_OF_RCLPY_MAJOR.values()) - {chosen}
+    mixed = sorted(name for d in metadata.distributions()
+                   if (name := (d.metadata["Name"] or "").lower()).startswith(tuple(f"ros-{o}-" for o in others)))
+    assert not mixed, f"{chosen} venv holds other distributions' wheels: {mixed}"
+
+
 @pytest.mark.setup_env
 @pytest.mark.skipif(not WHEELS_MODE, reason="ROS_DISTRO is set: the set-up check is for the PyPI mode")
 def test_setup_env_second_run_is_a_quick_noop():

@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from nao_motion.processes import CLEAN_EXIT_CODES
+from nao_motion.ros.distribution import ros_distribution
 
 pytest.importorskip("rclpy")
 pytest.importorskip("mujoco")
@@ -24,6 +25,9 @@ def test_demo_walks_the_simulated_nao_to_the_goal_and_writes_the_report(tmp_path
         env=ros_env, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     summary = json.loads((tmp_path / "summary.json").read_text())
+    # The report says which ROS 2 it ran on: the distribution this test runs (rclpy's own version).
+    assert (summary["ros_distro"], summary["rclpy_version"]) == tuple(ros_distribution().values()), summary
+    assert summary["ros_distro"] in ("humble", "jazzy", "kilted")
     walk = summary["walk"]
     assert summary["falls"] == 0 and summary["max_tilt_deg"] < 10.0
     # Judged by the simulator's ground truth: the open-loop odometry of a short straight walk.
