@@ -52,8 +52,9 @@ def arguments(nao_versions: tuple[str, ...] = ("V5", "V6"), use_sim_time_default
     return [
         DeclareLaunchArgument("nao_version", default_value=nao_versions[0], choices=list(nao_versions),
                               description="the robot's version"),
-        DeclareLaunchArgument("use_sim_time", default_value=use_sim_time_default, choices=BOOLEAN,
-                              description="every node (rviz too) on the /clock topic's time"),
+        DeclareLaunchArgument(
+            "use_sim_time", default_value=use_sim_time_default, choices=BOOLEAN,
+            description="the nodes, rviz too, on /clock's time (a simulator, /clock's source, on wall time)"),
         DeclareLaunchArgument("rviz", default_value="false", choices=BOOLEAN,
                               description="rviz2 with config/nao_motion.rviz (refused where rviz2 is not installed)"),
         DeclareLaunchArgument("composed", default_value="true", choices=BOOLEAN,

@@ -35,6 +35,7 @@ def generate_launch_description():
     )
     return robot_launch.launch_description(
         robot_launch.arguments(use_sim_time_default="true")
-        + [DeclareLaunchArgument("real_time_factor", default_value="1.0", description="0 = as fast as possible")],
+        + [DeclareLaunchArgument("real_time_factor", default_value="1.0",
+                                 description="the simulator's speed: 1 = wall time, 0 = as fast as possible")],
         [simulator] + robot_launch.suite_actions(),
     )
