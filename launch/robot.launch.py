@@ -7,14 +7,14 @@ joint_commands -> effectors/joint_positions, joint_stiffness -> effectors/joint_
 sensors/fsr -> fsr/left and fsr/right); nao_lola's own joint_states and imu feed the suite as
 they are. nao_lola itself is started by the user on the robot (`ros2 run nao_lola_client
 nao_lola_client`, see its README). Ctrl-C: the adapter sits the robot down (Crouch), then sets
-it limp (parameter `shutdown`). Same as `nao-motion robot`.
+it limp (parameter `shutdown`). Same as `nao-motion robot`. The arguments are
+nao_motion.launch.py's (nao_version V6 only: LoLA is the V6's); the adapter is required like the
+suite: its end ends the launch.
 """
 
 import importlib.util
 from pathlib import Path
 
-from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument
 from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node
 from launch_ros.substitutions import FindPackageShare
@@ -28,15 +28,14 @@ _spec.loader.exec_module(robot_launch)
 
 
 def generate_launch_description():
-    # V6 by default: LoLA is the V6's (the adapter refuses anything else).
-    arguments = [DeclareLaunchArgument("nao_version", default_value="V6", description="V6 (LoLA)")] + [
-        a for a in robot_launch.common_arguments() if a.name != "nao_version"]
     adapter = Node(
         package="nao_motion", executable=LOLA_ADAPTER.executable, name=LOLA_ADAPTER.executable, output="screen",
         parameters=[PathJoinSubstitution([FindPackageShare("nao_motion"), "config", LOLA_ADAPTER.config]),
-                    {"nao_version": LaunchConfiguration("nao_version")}],
+                    {"nao_version": LaunchConfiguration("nao_version"), "use_sim_time": robot_launch.use_sim_time()}],
         remappings=[(topic, LaunchConfiguration(f"{topic}_topic")) for topic in ("joint_commands", "joint_stiffness")],
         # Its stop is the robot's sit-down (sit_duration_s + limp_duration_s, at most 4 s).
         sigterm_timeout="6", sigkill_timeout="6",
+        on_exit=robot_launch.required("the robot adapter"),
     )
-    return LaunchDescription(arguments + robot_launch.suite_actions(False) + [adapter, robot_launch.rviz_action()])
+    return robot_launch.launch_description(robot_launch.arguments(nao_versions=("V6",)),
+                                           robot_launch.suite_actions() + [adapter])
