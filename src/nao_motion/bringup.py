@@ -81,7 +81,9 @@ def run_bringup(nao_version: str, real_time_factor: float, duration_s: float | N
     suite = Suite(dict(os.environ), nao_version, 1.0 if robot else real_time_factor, simulate=not robot,
                   log_dir=log_dir, composed=composed, lola_adapter=robot).start()
     names = [p.spec.executable for p in suite.processes]
-    viewer = (subprocess.Popen(["rviz2", "-d", str(config_file("nao_motion.rviz"))], env=dict(os.environ),
+    # rviz on the clock the suite stamps with: the simulator's /clock in a simulation
+    viewer = (subprocess.Popen(["rviz2", "-d", str(config_file("nao_motion.rviz")), "--ros-args", "-p",
+                                f"use_sim_time:={'false' if robot else 'true'}"], env=dict(os.environ),
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) if rviz else None)
     print(f"{command}: NAO {nao_version}, nodes {', '.join(names)}; logs in {log_dir}; Ctrl-C stops"
           + ("; nao_lola must run on the robot (its joint_states, imu, sensors/*, effectors/*)" if robot else ""))
