@@ -39,8 +39,10 @@ class LaunchProbe:
     """An rclpy node watching the suite's streams (counted), TF and the simulator's ground truth."""
 
     def __init__(self, name: str):
-        rclpy.init()
-        self.node = rclpy.create_node(name)
+        # a context of its own: whatever another test left in rclpy's default one does not matter
+        self.context = rclpy.Context()
+        rclpy.init(context=self.context)
+        self.node = rclpy.create_node(name, context=self.context)
         self.monitor = SuiteMonitor(self.node)
         self._tf = SampledSubscription(self.node, TFMessage, "/tf", depth=COUNT_HISTORY)
         self.tf_counts: dict[str, int] = {}  # "/tf parent->child": messages carrying that transform
@@ -49,7 +51,7 @@ class LaunchProbe:
     def close(self) -> None:
         self.monitor.close()
         self.node.destroy_node()
-        rclpy.shutdown()
+        rclpy.shutdown(context=self.context)
 
     def spin_for(self, seconds: float, until=None) -> bool:
         """Poll for `seconds` or until `until()`; False if `until` was given and never held."""
