@@ -205,3 +205,14 @@ class NodeGroup:
                 failures.append(f"{p.spec.executable} exited with {code}; the end of {p.log.name}:\n"
                                 + "\n".join(tail))
         assert not failures, "a node did not exit cleanly on Ctrl-C:\n" + "\n\n".join(failures)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makemodule(module_path, parent):
+    """A test file that is no launch test (no generate_test_description) is collected as pytest
+    would without launch_testing's plugin. That plugin imports every file to look for the
+    function, and a module-level skip raised there (pytest.importorskip of something a machine
+    lacks) skipped the whole test directory, every other file with it."""
+    if module_path.name != "__init__.py" and "generate_test_description" not in module_path.read_text(errors="replace"):
+        return pytest.Module.from_parent(parent, path=module_path)
+    return None
