@@ -809,9 +809,10 @@ def test_an_unchanged_plan_frame_is_not_sent_again_on_tf_static(running):
 
 def test_almotion_move_walks_until_told_otherwise_through_the_cmd_vel_timeout(running):
     """NAOqi's move through the client: it renews the command within the planner's timeout
-    (cmd_vel_keepalive), so the robot walks on past several timeouts until stopMove; another
-    command (a goal_pose) takes the move over and that moveTo walks to its end."""
-    from nao_motion.almotion import ALMotion
+    (cmd_vel_keepalive), so the robot walks on past several timeouts until stopMove (a call the
+    planner refuses changes nothing meanwhile); another command (a goal_pose) takes the move over
+    and that moveTo walks to its end."""
+    from nao_motion.almotion import ALMotion, ALMotionError
 
     _, probe = running
     start = probe.idle()
@@ -819,6 +820,8 @@ def test_almotion_move_walks_until_told_otherwise_through_the_cmd_vel_timeout(ru
         probe.logs.clear()
     with ALMotion(node_name="move_renewal_client") as motion:
         motion.move(0.06, 0.0, 0.0)
+        with pytest.raises(ALMotionError, match="refused by the footstep planner"):
+            motion.moveToward(1.5, 0.0, 0.0)  # outside [-1, 1]: the planner's refusal
         moved = probe.latest()
         assert probe.wait(lambda: probe.plans[-1].time_s > moved.time_s + 2.5, 10.0)  # five timeouts
         assert motion.moveIsActive() and timeout_lines(probe) == 0

@@ -19,8 +19,8 @@ footstep planner node's topics, services and parameters (see nodes/footstep_plan
   by the plan's accepted/refused counters; moveTo and setFootStepsWithSpeed then block (as in
   NAOqi) until the plan is empty, waiting on the node's clock as published.
 * move and moveToward walk until told otherwise, as NAOqi's: the client renews the command
-  within the planner's ``cmd_vel_timeout_s`` (``cmd_vel_keepalive``) until its next locomotion
-  call or another command the planner accepted (``move_renewal``); a zero velocity stops as
+  within the planner's ``cmd_vel_timeout_s`` (``cmd_vel_keepalive``) until the planner accepts
+  another command, this client's or anyone's (``move_renewal``); a zero velocity stops as
   stopMove.
 * getFootSteps / getNextRobotPosition / moveIsActive decode the latest ``footsteps/plan``;
   getNextRobotPosition(True) starts from the measured robot position (``world_frame``).
@@ -197,7 +197,6 @@ class LocomotionMethods:
 
     def _loco_send(self, publisher, msg, call: str) -> FootstepPlan:
         """Publish a command; return the first plan that took it (ALMotionError if refused)."""
-        self._loco_renewal.release()
         before = self._loco_plan()
         deadline = time.monotonic() + self.timeout_s
         while publisher.get_subscription_count() == 0:
@@ -246,7 +245,6 @@ class LocomotionMethods:
 
     def _loco_trigger(self, client, call: str) -> None:
         """Call a service; return once the plan it made has arrived (so queries see it)."""
-        self._loco_renewal.release()
         before = self._loco_plan()
         response = self.call_service(client, Trigger.Request(), "footstep planner")
         if not response.success:

@@ -6,10 +6,10 @@ stops a walk whose ``cmd_vel`` (``cmd_vel_normalized``) has not come for ``cmd_v
 ``cmd_vel_keepalive`` with the number of its move's command (the plan's accepted count that took
 it), until the move ends:
 
-* the client's next locomotion command (stopMove, killMove, moveTo, setFootSteps..., another
-  move, a zero one included);
-* another command the planner accepted (a ROS user's ``goal_pose``, another client's call): a
-  plan's accepted count past the move's number. NAOqi's "the last command wins";
+* the planner accepted another command, a plan's accepted count past the move's number: the
+  client's next locomotion call (stopMove, killMove, moveTo, setFootSteps..., another move, a
+  zero one included) or anyone's (a ROS user's ``goal_pose``, another client's call). NAOqi's
+  "the last command wins"; a refused call changes nothing, the move goes on;
 * the client closed: the robot stops after the timeout, as a ROS base does when its teleop goes.
 
 Not the command itself again: a re-sent ``cmd_vel`` still on its way when another command
