@@ -4,6 +4,7 @@ ALMotion locomotion methods against it. Also the plan/request codec (no ROS grap
 
 import math
 import time
+from contextlib import contextmanager
 
 import numpy as np
 import pytest
@@ -20,7 +21,7 @@ from rcl_interfaces.msg import Log  # noqa: E402
 from rcl_interfaces.srv import GetParameters, SetParametersAtomically  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
-from std_msgs.msg import Bool, Float64MultiArray  # noqa: E402
+from std_msgs.msg import Bool, Float64MultiArray, UInt64  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
 from visualization_msgs.msg import Marker, MarkerArray  # noqa: E402
@@ -38,6 +39,9 @@ PLANNER = next(spec for spec in NODES if spec.executable == "footstep_planner")
 # it is taken, and the plan a command makes from standing differs from the next cycle's (refilled).
 PLAN_RECORDER_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
                                durability=DurabilityPolicy.TRANSIENT_LOCAL)
+
+STREAM_PERIOD_S = 0.1  # a teleop's cmd_vel stream: 10 Hz, within the planner's cmd_vel_timeout_s (0.5)
+PLAN_FRAME = ("odom", "footstep_plan")
 
 # The seed's cha-cha (setFootStepsWithSpeed, one step per call, speed 0.8).
 CHA_CHA = [("LLeg", [0.06, 0.1, 0.0]), ("LLeg", [0.00, 0.16, 0.0]), ("RLeg", [0.00, -0.1, 0.0]),
@@ -133,6 +137,7 @@ class Probe(SpinningProbe):
             "cmd_vel_normalized": node.create_publisher(Twist, "cmd_vel_normalized", 10),
             "goal_pose": node.create_publisher(PoseStamped, "goal_pose", 10),
             "footsteps/request": node.create_publisher(Float64MultiArray, "footsteps/request", 10),
+            "cmd_vel_keepalive": node.create_publisher(UInt64, "cmd_vel_keepalive", 10),
         }
         self.tf_pub = node.create_publisher(TFMessage, "/tf", TF_QOS)
         self.odom_pub = node.create_publisher(Odometry, "odom", 10)
@@ -200,6 +205,20 @@ class Probe(SpinningProbe):
             self.odom_pub.publish(self.odometry(pose))
             time.sleep(0.1)
 
+    @contextmanager
+    def streaming(self, topic: str, msg):
+        """`msg` on `topic` every STREAM_PERIOD_S while in the block, as a teleop sends cmd_vel."""
+        timer = self.node.create_timer(STREAM_PERIOD_S, lambda: self.pubs[topic].publish(msg))
+        try:
+            yield
+        finally:
+            self.node.destroy_timer(timer)
+
+    def plan_frames(self) -> list:
+        """The odom -> footstep_plan transforms received on /tf_static."""
+        with self.cond:
+            return [t for m in self.static_tf for t in m.transforms if (t.header.frame_id, t.child_frame_id) == PLAN_FRAME]
+
     def idle(self) -> FootstepPlan:
         """killMove, then the plan once it is empty."""
         assert self.call(Trigger, "kill_move", Trigger.Request()).success
@@ -260,9 +279,11 @@ def test_cmd_vel_plans_what_the_core_plans(running):
         core = idle_core(idle, plan.time_s)
         getattr(core, command)(x, y, wz)
         assert_same_steps(plan, core_plan(core))
-        # the walk goes on as the clock advances: later plans keep previewing ahead
-        assert probe.wait(lambda: probe.plans[-1].time_s > plan.time_s + 1.0, 5.0)
-        later = probe.latest()
+        # the walk goes on as the clock advances while the command keeps coming: later plans keep
+        # previewing ahead
+        with probe.streaming(topic, twist(x, y, wz)):
+            assert probe.wait(lambda: probe.plans[-1].time_s > plan.time_s + 1.0, 5.0)
+            later = probe.latest()
         assert later.steps and later.steps[-1].start_s >= later.time_s + 0.8 - 1e-9
     probe.send("cmd_vel", twist())  # zero twist: stopMove
     assert probe.wait(lambda: not probe.plans[-1].steps, 5.0)
@@ -381,9 +402,7 @@ def test_a_move_to_the_odometry_says_ended_short_walks_the_rest(running):
         # The plan's frame on /tf_static where odom has it: the plan's robot position (target) is
         # odom's (5 cm short of it).
         def plan_frame() -> Pose2D | None:
-            with probe.cond:
-                frames = [t for m in probe.static_tf for t in m.transforms
-                          if (t.header.frame_id, t.child_frame_id) == ("odom", "footstep_plan")]
+            frames = probe.plan_frames()
             if not frames:
                 return None
             tr, q = frames[-1].transform.translation, frames[-1].transform.rotation
@@ -476,7 +495,8 @@ def test_stop_move_and_kill_move_services(running):
     _, probe = running
     probe.idle()
     walking = probe.send("cmd_vel", twist(0.08, 0.0, 0.0))
-    assert probe.wait(lambda: probe.plans[-1].time_s > walking.time_s + 1.0, 5.0)
+    with probe.streaming("cmd_vel", twist(0.08, 0.0, 0.0)):  # (stopMove follows well within its timeout)
+        assert probe.wait(lambda: probe.plans[-1].time_s > walking.time_s + 1.0, 5.0)
     response = probe.call(Trigger, "stop_move", Trigger.Request())
     assert response.success and "stopping" in response.message
     stopping = probe.latest()
@@ -532,10 +552,11 @@ def test_markers_and_diagnostics(running):
     plan = probe.send("cmd_vel", twist(0.05, 0.0, 0.1))
     # From standing the first step starts one preview after the command, so the steps become
     # unchangeable one by one from the next cycle on: wait until both feet have one.
-    assert probe.wait(lambda: probe.markers and sum(m.ns == "unchangeable" for m in probe.markers[-1].markers) >= 2,
-                      5.0)
-    with probe.cond:
-        markers = probe.markers[-1].markers
+    with probe.streaming("cmd_vel", twist(0.05, 0.0, 0.1)):
+        assert probe.wait(lambda: probe.markers and sum(m.ns == "unchangeable" for m in probe.markers[-1].markers)
+                          >= 2, 5.0)
+        with probe.cond:
+            markers = probe.markers[-1].markers
     assert markers[0].action == Marker.DELETEALL
     boxes = markers[1:]
     assert all(m.header.frame_id == "odom" and m.type == Marker.CUBE for m in boxes)
@@ -676,3 +697,147 @@ def test_almotion_move_to_takes_a_numeric_frequency_and_posted_errors_reach_the_
         assert not probe.latest().steps
     finally:
         motion.close()
+
+
+# --- ROS 2 conventions: cmd_vel times out, /tf_static only when the plan's frame changes ---------
+def feet_together(plan: FootstepPlan) -> bool:
+    separation = plan.right.relative_to(plan.left)
+    return abs(separation.x) < 1e-9 and abs(separation.y + 0.1) < 1e-9
+
+
+def timeout_lines(probe) -> int:
+    with probe.cond:
+        return sum("no cmd_vel for" in line for line in probe.logs)
+
+
+def test_a_single_cmd_vel_stops_after_the_timeout_and_a_stream_walks_on(running):
+    """cmd_vel_timeout_s (0.5 s): one message walks the steps the timeout leaves (the unchangeable
+    ones) and stops with the feet together, as a zero twist does, without a command counted;
+    a 10 Hz stream walks on past several timeouts and stops once it ends; 0 never times out."""
+    _, probe = running
+    assert probe.parameter("cmd_vel_timeout_s") == pytest.approx(0.5)
+    idle = probe.idle()
+    with probe.cond:
+        probe.logs.clear()
+    once = probe.send("cmd_vel", twist(0.06))
+    assert once.steps
+    assert probe.wait(lambda: not probe.plans[-1].steps, 5.0), "one cmd_vel walked on"
+    stopped = probe.latest()
+    assert stopped.accepted_commands == once.accepted_commands  # the planner's own stop
+    assert feet_together(stopped) and stopped.robot_position().x > idle.robot_position().x + 0.005  # it stepped
+    assert probe.wait(lambda: timeout_lines(probe) == 1, 5.0)
+
+    start = probe.send("cmd_vel", twist(0.06))
+    with probe.streaming("cmd_vel", twist(0.06)):
+        assert probe.wait(lambda: probe.plans[-1].time_s > start.time_s + 2.5, 10.0)  # five timeouts
+        assert probe.latest().steps and timeout_lines(probe) == 1  # not one more
+    assert probe.wait(lambda: not probe.plans[-1].steps, 5.0), "the walk went on after its stream ended"
+    end = probe.latest()
+    assert feet_together(end) and end.robot_position().x > stopped.robot_position().x + 0.1
+    assert probe.wait(lambda: timeout_lines(probe) == 2, 5.0)
+
+    assert probe.set_parameters(cmd_vel_timeout_s=0.0).successful
+    try:
+        walking = probe.send("cmd_vel", twist(0.06))
+        assert probe.wait(lambda: probe.plans[-1].time_s > walking.time_s + 1.5, 5.0)
+        assert probe.latest().steps  # NAOqi's move: until told otherwise
+    finally:
+        assert probe.set_parameters(cmd_vel_timeout_s=0.5).successful
+    assert probe.wait(lambda: not probe.plans[-1].steps, 5.0), "the timeout did not apply once set again"
+    assert not probe.set_parameters(cmd_vel_timeout_s=-1.0).successful
+
+
+def test_cmd_vel_keepalive_renews_its_own_command_only(running):
+    """A keep-alive naming the velocity command keeps its walk going without a command counted,
+    and resumes it when it came late (the walk timed out meanwhile); once another command was
+    accepted, a keep-alive naming the old one is ignored."""
+    _, probe = running
+    probe.idle()
+    with probe.cond:
+        probe.logs.clear()
+    walking = probe.send("cmd_vel", twist(0.06))
+    command = UInt64(data=walking.accepted_commands)
+    with probe.streaming("cmd_vel_keepalive", command):
+        assert probe.wait(lambda: probe.plans[-1].time_s > walking.time_s + 2.0, 10.0)  # four timeouts
+        renewed = probe.latest()
+        assert renewed.steps and renewed.accepted_commands == walking.accepted_commands and timeout_lines(probe) == 0
+    assert probe.wait(lambda: timeout_lines(probe) == 1, 5.0), "no timeout once the keep-alives stopped"
+    probe.pubs["cmd_vel_keepalive"].publish(command)  # late: the walk goes on
+    assert probe.wait(lambda: probe.plans[-1].steps and probe.plans[-1].steps[-1].start_s
+                      >= probe.plans[-1].time_s + 0.8 - 1e-9 and timeout_lines(probe) == 1, 5.0)
+    assert probe.wait(lambda: timeout_lines(probe) == 2, 5.0)  # and times out again without more
+
+    stop = probe.send("cmd_vel", twist())
+    assert stop.accepted_commands == walking.accepted_commands + 1
+    assert probe.wait(lambda: not probe.plans[-1].steps, 5.0)
+    probe.pubs["cmd_vel_keepalive"].publish(command)  # names a command that is no longer the last
+    time.sleep(1.0)
+    assert not probe.latest().steps
+
+
+def test_an_unchanged_plan_frame_is_not_sent_again_on_tf_static(running):
+    """Standing, the walk's odometry differs from sample to sample by nanometres (measured in the
+    simulator): the planner compares a sample every 0.5 s, and re-sent an unchanged frame each
+    time. Now only a change of more than 1 mm / 1 mrad at the robot is sent, once."""
+    _, probe = running
+    standing = probe.idle().robot_position()
+    probe.sense(standing)
+    try:
+        sent = len(probe.plan_frames())
+        assert sent >= 1  # at start-up at least
+        compared = probe.odometry_samples()
+        end, i = time.monotonic() + 3.0, 0
+        while time.monotonic() < end:  # 3 s of odometry jittering by a micrometre and a microradian
+            sign = 1.0 if i % 2 else -1.0
+            probe.odom_pub.publish(probe.odometry(standing * Pose2D(1e-6 * sign, -1e-6 * sign, 1e-6 * sign)))
+            i += 1
+            time.sleep(0.05)
+        assert probe.wait(lambda: probe.odometry_samples() >= compared + 3, 5.0), "the planner compared no odom"
+        assert len(probe.plan_frames()) == sent
+
+        sensed = standing * Pose2D(-0.01, 0.0, 0.0)  # odom has the robot 1 cm behind its plan
+        probe.sense(sensed)
+        assert probe.wait(lambda: len(probe.plan_frames()) == sent + 1, 5.0), "a changed frame was not sent"
+        time.sleep(1.5)
+        assert len(probe.plan_frames()) == sent + 1
+        frame = probe.plan_frames()[-1].transform.translation
+        odom_from_plan = sensed * standing.inverse()
+        assert (frame.x, frame.y) == pytest.approx((odom_from_plan.x, odom_from_plan.y), abs=1e-6)
+    finally:
+        probe.sense(probe.idle().robot_position())  # odom back on the plan
+
+
+def test_almotion_move_walks_until_told_otherwise_through_the_cmd_vel_timeout(running):
+    """NAOqi's move through the client: it renews the command within the planner's timeout
+    (cmd_vel_keepalive), so the robot walks on past several timeouts until stopMove (a call the
+    planner refuses changes nothing meanwhile); another command (a goal_pose) takes the move over
+    and that moveTo walks to its end."""
+    from nao_motion.almotion import ALMotion, ALMotionError
+
+    _, probe = running
+    start = probe.idle()
+    with probe.cond:
+        probe.logs.clear()
+    with ALMotion(node_name="move_renewal_client") as motion:
+        motion.move(0.06, 0.0, 0.0)
+        with pytest.raises(ALMotionError, match="refused by the footstep planner"):
+            motion.moveToward(1.5, 0.0, 0.0)  # outside [-1, 1]: the planner's refusal
+        moved = probe.latest()
+        assert probe.wait(lambda: probe.plans[-1].time_s > moved.time_s + 2.5, 10.0)  # five timeouts
+        assert motion.moveIsActive() and timeout_lines(probe) == 0
+        motion.stopMove()
+        motion.waitUntilMoveIsFinished()
+        assert not motion.moveIsActive()
+        assert probe.wait(lambda: not probe.plans[-1].steps, 2.0)  # (the probe may take it after the client)
+        stopped = probe.latest()
+        assert feet_together(stopped)
+        assert stopped.robot_position().x > start.robot_position().x + 0.1
+
+        motion.moveToward(0.5, 0.0, 0.0)
+        assert probe.wait(lambda: probe.plans[-1].time_s > stopped.time_s + 1.0, 5.0)
+        target = (probe.latest().robot_position() * Pose2D(0.3, 0.0, 0.0)).normalized()
+        probe.pubs["goal_pose"].publish(goal(target.x, target.y, target.theta, frame="footstep_plan"))
+        assert probe.wait(lambda: not probe.plans[-1].steps, 15.0), "the moveTo did not end"
+        assert_pose_close(probe.latest().robot_position(), target)
+        assert wait_until(lambda: not motion.moveIsActive(), 2.0)  # (the client may take the plan after the probe)
+    assert timeout_lines(probe) == 0

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from nao_motion.footsteps import FootstepPlanner, Pose2D
-from nao_motion.footsteps.plan_frame import PlanFrame
+from nao_motion.footsteps.plan_frame import PlanFrame, frame_shift
 
 
 def close(a: Pose2D, b: Pose2D, tol=1e-9) -> bool:
@@ -65,3 +65,13 @@ def test_mid_step_or_before_a_step_ended_the_transform_is_held():
     frame.restart_clock()
     assert frame.observe(Pose2D(0.29, 0.0, 0.0), 1.0, planner.feet, ())
     assert frame.plan_from_odom.x == pytest.approx(0.01)
+
+
+def test_frame_shift_is_measured_where_the_plan_is_looked_at():
+    """A turn of the frame moves a pose of the plan far from its origin by as many times more."""
+    identity = Pose2D(0.0, 0.0, 0.0)
+    turned = Pose2D(0.0, 0.0, 0.001)
+    assert frame_shift(identity, turned, Pose2D(0.0, 0.0, 0.0)) == pytest.approx((0.0, 0.001))
+    assert frame_shift(identity, turned, Pose2D(3.0, 0.0, 0.0)) == pytest.approx((0.003, 0.001), rel=1e-6)
+    moved = Pose2D(0.002, 0.0, 2.0 * math.pi)  # a whole turn is no turn
+    assert frame_shift(identity, moved, Pose2D(1.0, 2.0, 0.5)) == pytest.approx((0.002, 0.0), abs=1e-12)

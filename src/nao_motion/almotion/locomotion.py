@@ -18,6 +18,10 @@ footstep planner node's topics, services and parameters (see nodes/footstep_plan
   call raises :class:`ALMotionError` with the reason and changes nothing. A command is confirmed
   by the plan's accepted/refused counters; moveTo and setFootStepsWithSpeed then block (as in
   NAOqi) until the plan is empty, waiting on the node's clock as published.
+* move and moveToward walk until told otherwise, as NAOqi's: the client renews the command
+  within the planner's ``cmd_vel_timeout_s`` (``cmd_vel_keepalive``) until the planner accepts
+  another command, this client's or anyone's (``move_renewal``); a zero velocity stops as
+  stopMove.
 * getFootSteps / getNextRobotPosition / moveIsActive decode the latest ``footsteps/plan``;
   getNextRobotPosition(True) starts from the measured robot position (``world_frame``).
 """
@@ -43,6 +47,7 @@ from ..ros.footstep_messages import (
     encode_request)
 from ..ros.qos import LATCHED_QOS
 from .client_base import ALMotionError
+from .move_renewal import MoveRenewal
 
 PLANNER_NODE = "footstep_planner"
 MAX_STEP_FREQUENCY_KEY = "MaxStepFrequency"
@@ -54,6 +59,7 @@ class LocomotionMethods:
         node = self.node
         self._footstep_plan: FootstepPlan | None = None
         self._footstep_plan_changed = threading.Condition()
+        self._loco_renewal = MoveRenewal(node)  # before the plans come: they end a move it keeps alive
         node.create_subscription(Float64MultiArray, "footsteps/plan", self._on_footstep_plan, LATCHED_QOS)
         self._loco_cmd_vel_pub = node.create_publisher(Twist, "cmd_vel", 10)
         self._loco_cmd_vel_normalized_pub = node.create_publisher(Twist, "cmd_vel_normalized", 10)
@@ -84,7 +90,8 @@ class LocomotionMethods:
             self._loco_move_finished()
 
     def move(self, x: float, y: float, theta: float, moveConfig=None) -> None:
-        """Walk at (x m/s, y m/s, theta rad/s) in the robot frame until told otherwise; zero stops."""
+        """Walk at (x m/s, y m/s, theta rad/s) in the robot frame until told otherwise (renewed
+        within the planner's cmd_vel timeout: ``move_renewal``); zero stops."""
         self._loco_velocity(self._loco_cmd_vel_pub, (x, y, theta), moveConfig, "move")
 
     def moveToward(self, x: float, y: float, theta: float, moveConfig=None) -> None:
@@ -148,7 +155,10 @@ class LocomotionMethods:
         self._loco_set_config(move_config, per_foot=True)
         msg = Twist()
         msg.linear.x, msg.linear.y, msg.angular.z = vx, vy, wz
-        self._loco_send(publisher, msg, call)
+        plan = self._loco_send(publisher, msg, call)
+        if (vx, vy, wz) != (0.0, 0.0, 0.0):
+            self._loco_renewal.hold(plan)
+            self._loco_renewal.observe(self._footstep_plan)  # a command that came since
 
     def _loco_footsteps(self, request: FootstepRequest, call: str) -> FootstepPlan:
         scratch = FootstepPlanner()  # the planner's own validation, so that a refusal says why here
@@ -242,6 +252,10 @@ class LocomotionMethods:
         self._loco_wait(lambda: self._footstep_plan.accepted_commands > before.accepted_commands, self.timeout_s,
                         f"{call}: no plan from the footstep planner")
 
+    def close(self) -> None:
+        self._loco_renewal.release()  # the planner stops the walk after its cmd_vel timeout
+        super().close()
+
     # --- plumbing -----------------------------------------------------------------------
     def _on_footstep_plan(self, msg: Float64MultiArray) -> None:
         try:
@@ -252,6 +266,7 @@ class LocomotionMethods:
         with self._footstep_plan_changed:
             self._footstep_plan = plan
             self._footstep_plan_changed.notify_all()
+        self._loco_renewal.observe(plan)
 
     def _loco_plan(self) -> FootstepPlan:
         self._loco_wait(lambda: self._footstep_plan is not None, self.timeout_s,

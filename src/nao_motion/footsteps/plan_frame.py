@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from .footstep import FeetState, Footstep
 from .pose2d import Pose2D
 
-__all__ = ["PlanFrame"]
+__all__ = ["PlanFrame", "frame_shift"]
 
 
 class PlanFrame:
@@ -67,3 +67,11 @@ class PlanFrame:
     def to_odom(self, pose_plan: Pose2D) -> Pose2D:
         """A pose in the plan's frame in ``odom``."""
         return (self.plan_from_odom.inverse() * pose_plan).normalized()
+
+
+def frame_shift(plan_from_odom: Pose2D, other: Pose2D, at_plan: Pose2D) -> tuple[float, float]:
+    """How far apart two ``plan_from_odom`` put a pose of the plan in ``odom``, at ``at_plan``
+    (the robot's, where the plan's poses are looked at): (m, rad). A frame's translation alone
+    says little: a turn of the frame moves a pose metres from its origin by as many times more."""
+    a, b = plan_from_odom.inverse() * at_plan, other.inverse() * at_plan
+    return math.hypot(a.x - b.x, a.y - b.y), abs(math.remainder(a.theta - b.theta, 2.0 * math.pi))

@@ -28,22 +28,24 @@ chain runs too.
 
 | kind | name | type | meaning |
 |---|---|---|---|
-| sub | `cmd_vel` | geometry_msgs/Twist | move(linear.x m/s, linear.y m/s, angular.z rad/s), robot frame; other fields ignored; a zero twist stops like stopMove. Move config: the gait parameters (per-foot ones included) and `frequency` |
-| sub | `cmd_vel_normalized` | geometry_msgs/Twist | moveToward(linear.x, linear.y, angular.z), each in [-1, 1] (fractions of the maximum step); same config as `cmd_vel` |
+| sub | `cmd_vel` | geometry_msgs/Twist | move(linear.x m/s, linear.y m/s, angular.z rad/s), robot frame; other fields ignored; a zero twist stops like stopMove, and so does a walk whose `cmd_vel` has not come for `cmd_vel_timeout_s` (a ROS 2 base's convention). Move config: the gait parameters (per-foot ones included) and `frequency` |
+| sub | `cmd_vel_normalized` | geometry_msgs/Twist | moveToward(linear.x, linear.y, angular.z), each in [-1, 1] (fractions of the maximum step); same config and timeout as `cmd_vel` |
+| sub | `cmd_vel_keepalive` | std_msgs/UInt64 | the velocity walk of the accepted command number `data` (the plan's `accepted_commands` that took it) goes on for another `cmd_vel_timeout_s`, as if its message had come again, without replanning (resumed if it timed out meanwhile: the sender stalled), as long as no other command was accepted since; else ignored (one on its way when another command came). The ALMotion client's move and moveToward send it: NAOqi's move walks until told otherwise |
 | sub | `goal_pose` | geometry_msgs/PoseStamped | moveTo the pose (rviz "2D Goal Pose"): frame `odom` or "" (the sensed odometry's frame) into the plan's through `plan_from_odom`, `footstep_plan` (the plan's own, as ALMotion's moveTo sends) as is, any other frame through /tf into `odom` first; position x, y and yaw used. Config: the common gait parameters (NAOqi's moveTo takes no per-foot keys nor Frequency). Refused (plan kept): unknown frame, NaN/inf, zero quaternion, farther than `max_goal_distance_m` |
 | sub | `odom` | nav_msgs/Odometry | the walk's sensed base_footprint (x, y, yaw; frame `odom` or ""), read when the planner advances: compared with the plan's robot position while the plan's feet stand still (`plan_from_odom`); a non-finite pose, another frame or a position beyond `MAX_ODOM_DISTANCE_M` (10 km) is ignored (throttled warning) |
 | sub | `walk/hold_start` | std_msgs/Bool (transient local) | the walk node has not started the plan and cannot yet (its initialization movement, NAOqi: a walk from a posture that is not walk-ready first performs one; or the plan reached it too late for its first step): while true, the plan's first step is kept one preview window ahead |
 | sub | `walk/hold_step` | std_msgs/Bool (transient local) | the walk node holds a step's lift-off (the step could not catch the robot, ``walk.lift_off``): while true, the plan's time stands still (every step, the one in progress too, comes later by the time held) |
 | sub | `footsteps/request` | std_msgs/Float64MultiArray | setFootSteps / setFootStepsWithSpeed (legs, poses relative to the other foot, times or speeds, clearExisting); layout in `nao_motion.ros.footstep_messages` |
 | pub | `footsteps/plan` | std_msgs/Float64MultiArray (transient local) | planted feet + every planned step (leg, times on the node's clock, poses in the plan's frame `footstep_plan`, gait values, unchangeable flag), on every change and at 2 Hz; layout and codec in `nao_motion.ros.footstep_messages` |
-| pub | `/tf_static` | tf2_msgs/TFMessage | ``odom -> footstep_plan`` (the plan's frame where the sensed odometry has it: `plan_from_odom` inverted), sent when it changes (an odometry sample compared after a walk), so the plan's poses show in rviz and tf2 resolves them |
+| pub | `/tf_static` | tf2_msgs/TFMessage | ``odom -> footstep_plan`` (the plan's frame where the sensed odometry has it: `plan_from_odom` inverted), sent at start-up and when it has moved the plan's robot by more than ``TF_STATIC_SHIFT_M`` (1 mm) or ``TF_STATIC_SHIFT_RAD`` (1 mrad) from where the last one sent put it (an odometry sample compared after a walk; standing, the samples differ by nanometres), so the plan's poses show in rviz and tf2 resolves them |
 | pub | `footsteps/markers` | visualization_msgs/MarkerArray | with the plan while subscribed, frame `odom` (the plan's poses through `plan_from_odom`: drawn under the robot): NAO sole boxes; left green, right red; planted feet dark, unchangeable steps opaque, changeable steps translucent |
-| pub | `/diagnostics` | diagnostic_msgs/DiagnosticArray | cycle time, mode, steps, unchangeable steps, accepted and refused commands, last refusal, `plan_from_odom` (x, y, theta), the odometry samples compared, the running moveTo's closing moveTos and what was left when its last one ended |
+| pub | `/diagnostics` | diagnostic_msgs/DiagnosticArray | cycle time, mode, steps, unchangeable steps, accepted and refused commands, last refusal, the velocity walks `cmd_vel_timeout_s` stopped (`cmd_vel_timeouts`), `plan_from_odom` (x, y, theta), the odometry samples compared, the running moveTo's closing moveTos and what was left when its last one ended |
 | srv | `stop_move` | std_srvs/Trigger | stopMove: the unchangeable steps, then the feet together |
 | srv | `kill_move` | std_srvs/Trigger | killMove: every step dropped at once, the one in progress included |
 | param | `MaxStepX`, `MaxStepY`, `MaxStepTheta`, `MaxStepFrequency`, `StepHeight`, `TorsoWx`, `TorsoWy` | double | the move config (NAOqi keys, m / rad / normalised), NAOqi's defaults and ranges; used from the next command |
 | param | `Left<key>`, `Right<key>` (e.g. `LeftStepHeight`) | double | per-foot override of a key for cmd_vel / cmd_vel_normalized; NaN (default) = the common value |
 | param | `frequency` | double | moveToward's/move's normalised step frequency, [0, 1] (1.0) |
+| param | `cmd_vel_timeout_s` | double | a walk by `cmd_vel` / `cmd_vel_normalized` with no accepted message for this long (the node's clock: sim time in a simulation) stops as a zero twist does (stopMove: the unchangeable steps, then the feet together), in [0, 60] (0.5, ros2_controllers' `cmd_vel_timeout`; 0: never, NAOqi's move) |
 | param | `max_goal_distance_m` | double | goal_pose farther than this from the robot is refused as unreachable (20.0) |
 | param | `move_to_tolerance_m`, `move_to_tolerance_rad` | double | a moveTo (goal_pose, ALMotion's moveTo) that ends farther than this from its goal by `odom` walks the rest: m in [0.005, 1] (0.02), rad in [0.01, pi] (0.05) |
 | param | `move_to_max_corrections` | integer | closing moveTos a moveTo may walk, [0, 10] (3; 0: the plan alone, as before) |
@@ -65,13 +67,14 @@ from diagnostic_msgs.msg import DiagnosticStatus
 from geometry_msgs.msg import PoseStamped, Twist
 from nav_msgs.msg import Odometry
 from rclpy.node import Node
-from std_msgs.msg import Bool, ColorRGBA, Float64MultiArray
+from std_msgs.msg import Bool, ColorRGBA, Float64MultiArray, UInt64
 from std_srvs.srv import Trigger
 from visualization_msgs.msg import Marker, MarkerArray
 
 from ..footsteps import (NAO_FOOT_BOXES, FootstepError, FootstepPlanner, FootstepPlannerCycle, Leg,
                          MoveToCorrectionConfig, Pose2D, WalkMode)
 from ..footsteps.move_to_correction import MAX_CORRECTIONS_RANGE, TOLERANCE_M_RANGE, TOLERANCE_RAD_RANGE
+from ..footsteps.plan_frame import frame_shift
 from ..footsteps.step_queue import DEFAULT_PREVIEW_S
 from ..footsteps.gait_config import FREQUENCY_KEY, GAIT_PARAMETERS, MoveConfigError, parse_move_config
 from ..model import NaoModel
@@ -87,6 +90,12 @@ from ..ros.tf_listener import TfListener
 
 ODOM_FRAME = "odom"
 PLAN_PERIOD_S = 0.5
+# /tf_static is sent again only when the plan's frame moved the plan's robot by more than this:
+# standing, the walk's odometry differs by nanometres from one sample to the next, which re-sent
+# it at every comparison (2 Hz); a millimetre is below anything rviz shows or a step could use.
+TF_STATIC_SHIFT_M = 1e-3
+TF_STATIC_SHIFT_RAD = 1e-3
+DEFAULT_CMD_VEL_TIMEOUT_S = 0.5  # ros2_controllers' diff_drive_controller cmd_vel_timeout
 MAX_ODOM_DISTANCE_M = 1e4  # a sensed robot position farther than this is no NAO's: ignored
 SOLE_THICKNESS_M = 0.004
 LEG_RGB = {Leg.LEFT: (0.1, 0.75, 0.2), Leg.RIGHT: (0.9, 0.2, 0.15)}
@@ -105,6 +114,11 @@ class FootstepPlannerNode(Node):
         self.cycle = FootstepPlannerCycle(FootstepPlanner(now_s=self._now_s(), preview_s=preview_s))
         self.planner, self.plan_frame = self.cycle.planner, self.cycle.plan_frame
         self.accepted = self.refused = 0
+        self.last_velocity_command_s = -math.inf  # the last accepted cmd_vel / cmd_vel_normalized, node clock
+        self.velocity_command = -1  # its number (accepted count), which cmd_vel_keepalive names
+        self.velocity_rerun: Callable[[], None] | None = None  # the command, for a keep-alive to resume
+        self.velocity_timed_out = False  # its walk was stopped by cmd_vel_timeout_s
+        self.velocity_timeouts = 0
         self.last_refusal = "none"
         # The gait's keys are checked by the planner's move-config parser, on the same table
         # (GAIT_PARAMETERS) that gives their defaults and ranges.
@@ -117,6 +131,10 @@ class FootstepPlannerNode(Node):
                       for side in FOOT_PREFIXES for key in SETTABLE_KEYS})
         specs["frequency"] = ParameterSpec(1.0, "normalised step frequency of cmd_vel / cmd_vel_normalized "
                                                 "(NAOqi's Frequency), in [0, 1]")
+        specs["cmd_vel_timeout_s"] = ParameterSpec(
+            DEFAULT_CMD_VEL_TIMEOUT_S, "a walk by cmd_vel / cmd_vel_normalized with no accepted message for this "
+            "long (s, the node's clock) stops as a zero twist does; 0: never (NAOqi's move)",
+            minimum=0.0, maximum=60.0)
         specs["max_goal_distance_m"] = ParameterSpec(20.0, "goal_pose farther than this (m) is refused as "
                                                            "unreachable", minimum=0.0, maximum=1000.0,
                                                      exclusive_minimum=True)
@@ -141,6 +159,7 @@ class FootstepPlannerNode(Node):
         self.sent_plan_frame: Pose2D | None = None  # odom -> footstep_plan as last sent on /tf_static
         self.create_subscription(Twist, "cmd_vel", self.on_cmd_vel, 10)
         self.create_subscription(Twist, "cmd_vel_normalized", self.on_cmd_vel_normalized, 10)
+        self.create_subscription(UInt64, "cmd_vel_keepalive", self.on_cmd_vel_keepalive, 10)
         self.create_subscription(PoseStamped, "goal_pose", self.on_goal_pose, 10)
         self.create_subscription(Float64MultiArray, "footsteps/request", self.on_footsteps_request, 10)
         self.walk_holds_start = self.walk_holds_step = False
@@ -200,6 +219,7 @@ class FootstepPlannerNode(Node):
         self.velocity_config = self._move_config(values, per_foot=True)
         self.move_to_config = self._move_config(values, per_foot=False)
         self.max_goal_distance_m = values["max_goal_distance_m"]
+        self.cmd_vel_timeout_s = values["cmd_vel_timeout_s"]
         self.cycle.set_correction(self._closing_config(values))
 
     # --- commands -----------------------------------------------------------------------------
@@ -211,8 +231,24 @@ class FootstepPlannerNode(Node):
             # The clock went back (simulation reset): the plan's times are meaningless now.
             self.last_plan_s = -math.inf  # published again at once, dated on the new clock
             throttled_warning(self, "clock", "the clock went back: plan dropped, feet kept")
+        self._time_out_velocity_command()
         if self.cycle.wants_odometry:  # mid-step nothing compares: the sample waits in DDS
             self._observe_odometry()
+
+    def _time_out_velocity_command(self) -> None:
+        """A walk by cmd_vel whose messages stopped stops (ROS 2's convention for a mobile base,
+        so that a teleop that died does not walk the robot on). Only a velocity walk can time
+        out, and only cmd_vel / cmd_vel_normalized make one; the planner keeps its cycle running
+        while it walks, so this is checked every motion cycle. The planner's own step, like
+        moveTo's closing steps: not counted as a command."""
+        silent_s = self.planner.now_s - self.last_velocity_command_s
+        if self.planner.mode is not WalkMode.VELOCITY or not 0.0 < self.cmd_vel_timeout_s <= silent_s:
+            return
+        self.cycle.other_command(self.planner.stop_move)
+        self.velocity_timeouts += 1
+        self.velocity_timed_out = True
+        self.get_logger().info(f"no cmd_vel for {silent_s:.2f} s (cmd_vel_timeout_s {self.cmd_vel_timeout_s:g}): "
+                               "stopping as a zero twist does")
 
     def _observe_odometry(self) -> None:
         """The walk's newest odometry sample against the plan's robot position (PlanFrame)."""
@@ -237,8 +273,9 @@ class FootstepPlannerNode(Node):
                                    f"{math.degrees(rest.theta):.1f} deg off its goal (odom): walking the rest "
                                    f"(correction {self.cycle.correction.corrections})")
 
-    def _command(self, source: str, command: Callable[[], None]) -> bool:
-        """Run a planner command now; a refusal keeps the plan and is logged with the reason."""
+    def _command(self, source: str, command: Callable[[], None], counted: bool = True) -> bool:
+        """Run a planner command now; a refusal keeps the plan and is logged with the reason.
+        Not ``counted``: the planner's own (a velocity walk resumed), not a new command."""
         self._plan_pending_goals()  # the goals that came first, first: the last command wins
         self._advance()
         try:
@@ -246,7 +283,8 @@ class FootstepPlannerNode(Node):
         except FootstepError as err:
             self._refuse(source, str(err))
             return False
-        self.accepted += 1
+        if counted:
+            self.accepted += 1
         self._publish_plan()
         self.cycle_active = True
         if not self.following and self.cycle_timer.is_canceled():
@@ -262,13 +300,32 @@ class FootstepPlannerNode(Node):
 
     def on_cmd_vel(self, msg: Twist) -> None:
         v, w = msg.linear, msg.angular
-        self._command("cmd_vel", lambda: self.cycle.other_command(
-            lambda: self.planner.move(v.x, v.y, w.z, self.velocity_config)))
+        self._velocity_command("cmd_vel", lambda: self.planner.move(v.x, v.y, w.z, self.velocity_config))
 
     def on_cmd_vel_normalized(self, msg: Twist) -> None:
         v, w = msg.linear, msg.angular
-        self._command("cmd_vel_normalized", lambda: self.cycle.other_command(
-            lambda: self.planner.move_toward(v.x, v.y, w.z, self.velocity_config)))
+        self._velocity_command("cmd_vel_normalized",
+                               lambda: self.planner.move_toward(v.x, v.y, w.z, self.velocity_config))
+
+    def _velocity_command(self, source: str, command: Callable[[], None]) -> None:
+        if self._command(source, lambda: self.cycle.other_command(command)):
+            self.last_velocity_command_s = self.planner.now_s  # (the clock _command advanced the planner to)
+            self.velocity_command, self.velocity_rerun, self.velocity_timed_out = self.accepted, command, False
+
+    def on_cmd_vel_keepalive(self, msg: UInt64) -> None:
+        """The velocity walk it names goes on, if its command is still the last one accepted. One
+        that timed out meanwhile (the keep-alive came late: a sender stalled) is resumed, as the
+        planner's own step: the sender is alive and has not told it otherwise."""
+        self._plan_pending_goals()  # a goal that came first is a command after the one named
+        if msg.data != self.velocity_command or self.velocity_command != self.accepted:
+            return  # another command came since (a keep-alive that was on its way)
+        if self.planner.mode is not WalkMode.VELOCITY:
+            if not self.velocity_timed_out or not self._command(
+                    "cmd_vel_keepalive", lambda: self.cycle.other_command(self.velocity_rerun), counted=False):
+                return  # (a zero twist, or a walk a simulation reset dropped: nothing to resume)
+            self.velocity_timed_out = False
+            self.get_logger().info("cmd_vel_keepalive came after the walk had timed out: resumed")
+        self.last_velocity_command_s = self.planner.now_s
 
     def on_goal_pose(self, msg: PoseStamped) -> None:
         if self.following:  # planned after the robot's next cycle (follow_robot_cycle)
@@ -378,6 +435,7 @@ class FootstepPlannerNode(Node):
             "mode": self.planner.mode.value, "steps": len(steps),
             "unchangeable_steps": key[3], "accepted_commands": self.accepted,
             "refused_commands": self.refused, "last_refusal": self.last_refusal,
+            "cmd_vel_timeouts": self.velocity_timeouts,
             "plan_from_odom": _pose_text(self.plan_frame.plan_from_odom),
             "odometry_samples": self.plan_frame.samples,
             "move_to_corrections": self.cycle.correction.corrections,
@@ -399,10 +457,11 @@ class FootstepPlannerNode(Node):
             self.marker_pub.publish(self._markers(plan))
         self.published_steps, self.published_key = steps, (self.accepted, self.refused, len(steps), unchangeable)
         self.last_plan_s = self.planner.now_s
-        if self.plan_frame.plan_from_odom != self.sent_plan_frame:
+        p = self.plan_frame.plan_from_odom
+        if self.sent_plan_frame is None or _moved(self.sent_plan_frame, p, self.planner.get_robot_position()):
             # Static: it moves only when an odometry sample is compared (after a walk), and a
             # static frame is valid at every stamp the plan's poses are drawn at.
-            self.sent_plan_frame = p = self.plan_frame.plan_from_odom
+            self.sent_plan_frame = p
             self.tf_pub.send_static([transform_stamped(ODOM_FRAME, PLAN_FRAME, p.inverse().to_transform(),
                                                        self.get_clock().now().to_msg())])
 
@@ -424,6 +483,12 @@ class FootstepPlannerNode(Node):
             m.scale.x, m.scale.y, m.scale.z = sx, sy, SOLE_THICKNESS_M
             markers.append(m)
         return MarkerArray(markers=markers)
+
+
+def _moved(sent: Pose2D, plan_from_odom: Pose2D, robot_plan: Pose2D) -> bool:
+    """Whether the plan's frame moved the plan's robot in odom by more than the /tf_static threshold."""
+    shift_m, shift_rad = frame_shift(sent, plan_from_odom, robot_plan)
+    return shift_m > TF_STATIC_SHIFT_M or shift_rad > TF_STATIC_SHIFT_RAD
 
 
 def _pose_text(pose: Pose2D) -> str:
