@@ -21,6 +21,7 @@ each node also gets its parameter file and its remaps from ``nao_motion.suite``.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from functools import partial
 from typing import Callable
@@ -148,6 +149,9 @@ def share_joint_states(nodes: list) -> None:
             node.after_robot_cycle()
         publish_most_overdue(diagnostics)
 
+    if os.environ.get("NAO_MOTION_EXECUTOR") == "events":  # MEASUREMENT ONLY: its info callbacks fail
+        nodes[0].create_subscription(JointState, topic, lambda data: on_joint_states(data, {}), LATEST_QOS, raw=True)
+        return
     nodes[0].create_subscription(JointState, topic, on_joint_states, LATEST_QOS, raw=True)
 
 

@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import gc
 import inspect
+import os
 import threading
 import time
 from contextlib import ExitStack
@@ -447,3 +448,45 @@ class CycleExecutor(Executor):
             if gc.callback is not None:
                 self._call(gc.callback)
         return serve
+
+
+# Which executor the node processes spin (for measuring them against each other): cycle (this
+# module's, the default), events (rclpy.experimental.EventsExecutor), single (rclpy's
+# SingleThreadedExecutor).
+EXECUTOR_VARIABLE = "NAO_MOTION_EXECUTOR"
+
+
+def make_executor(context=None):
+    choice = os.environ.get(EXECUTOR_VARIABLE, "cycle")
+    if choice == "events":
+        from rclpy.experimental import EventsExecutor
+        return EventsExecutor(context=context)
+    if choice == "single":
+        from rclpy.executors import SingleThreadedExecutor
+        return SingleThreadedExecutor(context=context)
+    return CycleExecutor(context=context)
+
+
+def collect_garbage_after_callbacks(executor) -> Callable[[], None]:
+    """Garbage collection between callbacks, for an executor that is spun with ``spin_once``:
+    returns what to call after each ``spin_once`` (CycleExecutor collects by itself)."""
+    if isinstance(executor, CycleExecutor):
+        executor.collect_garbage_when_idle()
+        return lambda: None
+    gc.collect()
+    gc.freeze()
+    thresholds = gc.get_threshold()
+    gc.disable()
+    return partial(CycleExecutor._collect_garbage, thresholds)
+
+
+def spin_collecting_garbage(executor) -> None:
+    """spin(), with the garbage collected between callbacks (``collect_garbage_after_callbacks``)."""
+    collect = collect_garbage_after_callbacks(executor)
+    if isinstance(executor, CycleExecutor):
+        executor.spin()
+        return
+    while executor.context.ok():
+        # bounded: Jazzy's EventsExecutor never returns from spin_once() without a timeout
+        executor.spin_once(timeout_sec=1.0)
+        collect()
