@@ -340,8 +340,6 @@ def _spin_winding_down(executor, nodes: list[Node]) -> None:
     signals: list[int] = []
     handlers = {s: signal.signal(s, lambda signum, frame: signals.append(signum)) for s in (signal.SIGINT, signal.SIGTERM)}
     winding = [node for node in nodes if hasattr(node, "wind_down")]
-    from .executor import collect_garbage_after_callbacks
-    collect = collect_garbage_after_callbacks(executor)
     try:
         asked = False
         while len(signals) < 2:
@@ -353,7 +351,6 @@ def _spin_winding_down(executor, nodes: list[Node]) -> None:
                 return
             # Python runs the handlers between waits: a bounded wait sees a signal within 50 ms.
             executor.spin_once(timeout_sec=0.05)
-            collect()
     finally:
         for s, handler in handlers.items():
             signal.signal(s, handler)
@@ -389,7 +386,7 @@ def run_nodes(makers: list[Callable[[], Node]], args=None,
     from rclpy.executors import ExternalShutdownException
     from rclpy.signals import SignalHandlerOptions
 
-    from .executor import make_executor, spin_collecting_garbage
+    from .executor import CycleExecutor
 
     # `kill -USR1 <pid>` prints every thread's stack, even when the main thread is stuck in C:
     # how a node that hangs (at shutdown, in DDS) tells where.
@@ -398,7 +395,7 @@ def run_nodes(makers: list[Callable[[], Node]], args=None,
     rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO if wind_down else None)
     nodes = []
     try:
-        executor = make_executor()
+        executor = CycleExecutor()
         for make in makers:
             nodes.append(make())
             drop_publisher_events(nodes[-1])
@@ -406,10 +403,11 @@ def run_nodes(makers: list[Callable[[], Node]], args=None,
         if prepare is not None:
             prepare(nodes)
         apply_thread_priority(nodes)
+        executor.collect_garbage_when_idle()
         if wind_down:
             _spin_winding_down(executor, nodes)
         else:
-            spin_collecting_garbage(executor)
+            executor.spin()
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     except Exception as err:

@@ -22,10 +22,13 @@ from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
 from .qos import CYCLE_QOS
+from .rclpy_compat import take_message
 
 
 class NeverExecuted(CallbackGroup):
-    """Entities of this group are never put in an executor's wait set."""
+    """Entities of this group are never put in an executor's wait set (CycleExecutor's, and
+    rclpy's SingleThreadedExecutor's; rclpy's EventsExecutor ignores groups: what it takes, a
+    SampledSubscription keeps for its reader)."""
 
     def can_execute(self, entity) -> bool:
         return False
@@ -72,7 +75,7 @@ class SampledSubscription:
             return self._executed.popleft()
         sub = self.subscription
         with sub.handle:
-            taken = sub.handle.take_message(sub.msg_type, sub.raw)
+            taken = take_message(sub)
         return None if taken is None else taken[0]
 
     def take_latest(self):
