@@ -28,19 +28,15 @@ from typing import Any, Callable, Optional
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 
 try:  # Jazzy, Kilted
-    from rclpy.event_handler import EventHandler
+    from rclpy.event_handler import EventHandler  # noqa: F401 (for the executor)
 except ImportError:  # Humble: the same handler, under its older name
-    from rclpy.qos_event import QoSEventHandler as EventHandler
+    from rclpy.qos_event import QoSEventHandler as EventHandler  # noqa: F401
 
 try:  # Kilted
     from rclpy.exceptions import TimerCancelledError
     from rclpy.timer import TimerInfo
 except ImportError:  # Humble, Jazzy
     TimerCancelledError, TimerInfo = None, None
-
-__all__ = ["EventHandler", "TimerInfo", "call_timer", "forget_clock", "new_wait_set", "share_time_source",
-           "takes_message_info", "take_message", "take_request", "take_response", "timer_info_argument",
-           "time_source_of", "time_source_node", "clock_subscription", "set_clock_subscription", "timer_info"]
 
 # The error a timer cancelled since the wait raises when called, on this distribution.
 _TIMER_CANCELLED = (_rclpy.RCLError,) + ((TimerCancelledError,) if TimerCancelledError is not None else ())
@@ -97,7 +93,7 @@ def call_timer_with_info(handle) -> Optional[dict]:
 
 
 def call_timer_without_info(handle) -> Optional[dict]:
-    """Humble, Jazzy (and Kilted, which keeps call_timer): {} , or None if cancelled since the wait."""
+    """Humble, Jazzy (and Kilted, which keeps call_timer): {}, or None if cancelled since the wait."""
     try:
         handle.call_timer()
     except _TIMER_CANCELLED:
