@@ -18,13 +18,14 @@ calling a timer) is in ``nao_motion.ros.rclpy_compat``, a path per distribution;
 public rclpy API.
 
 Why not rclpy's own: measured with the composed suite (``bench_suite.py``, README "Running the
-suite"), its ``SingleThreadedExecutor`` (the only public one on Humble) costs about twice as much
-as this one standing, beyond the suite's CPU budget; ``rclpy.experimental.EventsExecutor``
-(Jazzy and Kilted) comes within the noise of this one, and cannot run the suite as the wheels
-have it (Jazzy 7.1.6, Kilted 9.1.2): a subscription callback that takes the message info ends
-the process (SystemError), callback groups are not honoured (every sampled subscription is
-executed), and on Jazzy a service that awaits (the walk's moveInit) ends it too (its coroutine
-is sent as the response) and ``spin_once()`` without a timeout never returns.
+suite"), its ``SingleThreadedExecutor`` (the only public one on Humble) costs 1.6-1.8 times as
+much as this one standing, at or beyond the suite's CPU budget; ``rclpy.experimental.
+EventsExecutor`` (Jazzy and Kilted) is no better than this one (within the noise, or worse),
+and cannot run the suite as the wheels have it (Jazzy 7.1.6, Kilted 9.1.2): a subscription
+callback that takes the message info ends the process (SystemError), callback groups are not
+honoured (every sampled subscription is executed), and on Jazzy a service that awaits (the
+walk's moveInit) ends it too (its coroutine is sent as the response) and ``spin_once()``
+without a timeout never returns (it spins half a core, deaf to SIGTERM).
 
 QoS event handlers (one per subscription, reporting an incompatible publisher) are polled in a
 wait set of their own about once a second instead of at every wake-up: such a report is a
