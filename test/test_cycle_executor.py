@@ -16,6 +16,7 @@ from rclpy.time import Time  # noqa: E402
 from std_msgs.msg import Int32  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 
+from nao_motion.ros import rclpy_compat as compat  # noqa: E402
 from nao_motion.ros.executor import CycleExecutor  # noqa: E402
 from nao_motion.ros.sampled import SampledSubscription, SampleView, SharedSample  # noqa: E402
 
@@ -69,7 +70,7 @@ def test_cancelled_timer_and_sampled_subscription_are_not_served(context):
     node = Node("quiet", context=context)
     ticks = []
     timer = node.create_timer(0.01, lambda: ticks.append(1))
-    sampled = SampledSubscription(node, Int32, "sampled")  # its callback raises if ever called
+    sampled = SampledSubscription(node, Int32, "sampled")
     pub = node.create_publisher(Int32, "sampled", 10)
     with spun(context, node) as executor:
         assert spin_until(executor, lambda: len(ticks) >= 2)
@@ -94,7 +95,7 @@ def test_a_cancelled_timer_on_sim_time_does_not_wake_the_executor_at_each_clock_
     from rosgraph_msgs.msg import Clock as ClockMsg
 
     node = Node("sim_timed", context=context, parameter_overrides=[Parameter("use_sim_time", value=True)])
-    source = node._time_source
+    source = compat.time_source_of(node)
     cancelled = node.create_timer(0.01, lambda: None)  # on the node's (sim) clock
     cancelled.cancel()
     updates = []
@@ -263,3 +264,55 @@ def test_ros_own_services_answer_while_nothing_else_wakes_the_executor(context):
             thread.join(timeout=5.0)
             asker.shutdown()
             client_node.destroy_node()
+
+
+def test_message_info_callbacks_and_timer_info_are_served(context):
+    """A subscription callback with two arguments gets the message info (the whole body times its
+    answer from it); a timer callback asking for a TimerInfo gets one where rclpy has it (Kilted)."""
+    node = Node("informed", context=context)
+    infos, timer_infos = [], []
+    node.create_subscription(Int32, "informed", lambda msg, info: infos.append((msg.data, info)), 10)
+    pub = node.create_publisher(Int32, "informed", 10)
+
+    TimerInfo = compat.TimerInfo  # (annotations are strings here: rclpy's rule matches the name)
+
+    def on_timer(info: TimerInfo = None):
+        timer_infos.append(info)
+    node.create_timer(0.01, on_timer)
+    with spun(context, node) as executor:
+        assert spin_until(executor, lambda: (pub.publish(Int32(data=3)), bool(infos))[1])
+        assert infos[0][0] == 3 and infos[0][1]["source_timestamp"] > 0
+        assert spin_until(executor, lambda: len(timer_infos) >= 2)
+        if compat.TimerInfo is None:
+            assert timer_infos[0] is None
+        else:
+            assert timer_infos[-1].actual_call_time >= timer_infos[-1].expected_call_time
+
+
+def test_a_sampled_subscription_keeps_what_an_executor_that_runs_every_callback_took(context):
+    """rclpy's EventsExecutor runs callbacks whatever their group says: a sampled subscription
+    keeps what it took, so the reader still gets the newest message (and the oldest first)."""
+    try:
+        from rclpy.experimental import EventsExecutor
+    except ImportError:
+        pytest.skip("no rclpy.experimental.EventsExecutor here (Humble)")
+    node = Node("sampled_anyway", context=context)
+    newest = SampledSubscription(node, Int32, "anyway")
+    kept = SampledSubscription(node, Int32, "anyway", depth=5)
+    pub = node.create_publisher(Int32, "anyway", 10)
+    executor = EventsExecutor(context=context)
+    executor.add_node(node)
+    try:
+        end = time.monotonic() + 5.0
+        while pub.get_subscription_count() < 2 and time.monotonic() < end:
+            executor.spin_once(timeout_sec=0.05)
+        for i in range(3):
+            pub.publish(Int32(data=i))
+        end = time.monotonic() + 1.0
+        while time.monotonic() < end:
+            executor.spin_once(timeout_sec=0.05)
+        assert newest.take_latest().data == 2 and newest.take_latest() is None
+        assert [m.data for m in kept.take_all()] == [0, 1, 2]
+    finally:
+        executor.shutdown()
+        node.destroy_node()

@@ -33,6 +33,11 @@ def flattened(tree: dict, prefix: str = "") -> dict:
     return out
 
 
+def declared(node) -> dict:
+    """Every parameter the node declared, by name (public rclpy: the empty prefix is every name)."""
+    return node.get_parameters_by_prefix("")
+
+
 def documented(name: str) -> bool:
     """Named in backticks, or as one of a group (`effector_control.Head`, `.LArm`; `Left<key>`)."""
     if f"`{name}`" in README:
@@ -64,7 +69,7 @@ def test_each_parameter_is_declared_once_with_one_default(made_nodes):
     for spec, node in made_nodes:
         config = yaml.safe_load((ROOT / "config" / spec.config).read_text())
         in_file = flattened(config[spec.executable]["ros__parameters"])
-        for name, parameter in node._parameters.items():
+        for name, parameter in declared(node).items():
             if name in ROS_OWN:
                 continue
             value = parameter.value
@@ -81,7 +86,7 @@ def test_each_parameter_is_declared_once_with_one_default(made_nodes):
 
 def test_start_up_parameters_are_read_only_at_run_time(made_nodes):
     for spec, node in made_nodes:
-        for name in START_UP & set(node._parameters):
+        for name in START_UP & set(declared(node)):
             value = node.get_parameter(name).value
             result = node.set_parameters([Parameter(name, value=value)])[0]
             assert not result.successful, f"{spec.executable}: {name} changed at run time"
@@ -112,7 +117,7 @@ def test_the_readme_states_each_numeric_range_as_its_spec(made_nodes):
     wrong = []
     for spec, node in made_nodes:
         rows = [line for line in readme_section(spec.executable) if line.startswith("|")]
-        for name in node._parameters:
+        for name in declared(node):
             if name in ROS_OWN or name == "thread_priority":
                 continue
             interval = stated_range(node.describe_parameter(name).description)

@@ -27,10 +27,10 @@ from typing import Callable
 
 import yaml
 from rclpy.parameter import Parameter
-from rclpy.subscription import Subscription
 from sensor_msgs.msg import JointState
 
 from ..paths import config_file
+from ..ros import rclpy_compat as compat
 from ..ros.node_tools import CycleDiagnostics, publish_most_overdue, run_nodes
 from ..ros.qos import LATEST_QOS
 from ..ros.sampled import SampledSubscription, SampleView, SharedSample
@@ -97,13 +97,7 @@ def share_clock(nodes: list) -> None:
     rclpy gives each node a time source with a /clock subscription of its own: composed, each
     simulator tick woke the process once per node and cost the simulator a delivery per node.
     use_sim_time is the process's (``-p use_sim_time:=true`` applies to every node)."""
-    shared = nodes[0]._time_source
-    for node in nodes[1:]:
-        clock = node.get_clock()
-        own = node._time_source
-        own._associated_clocks.discard(clock)
-        own.detach_node()  # destroys its /clock subscription
-        shared.attach_clock(clock)
+    compat.share_time_source(nodes)
 
 
 def share_joint_states(nodes: list) -> None:
@@ -120,8 +114,7 @@ def share_joint_states(nodes: list) -> None:
         return
     topic = readers[0][1].topic_name
     # (callback, whether it takes the message info: the whole body times its answer from it)
-    callbacks = [(sub.callback, sub._callback_type is Subscription.CallbackType.WithMessageInfo)
-                 for _, sub in readers]
+    callbacks = [(sub.callback, compat.takes_message_info(sub.callback)) for _, sub in readers]
     for node, sub in readers:
         node.destroy_subscription(sub)
     # Nodes whose work is not the cycle's run right after it, while the thread is free until the
@@ -135,7 +128,7 @@ def share_joint_states(nodes: list) -> None:
     for d in diagnostics:
         d.followed = True
 
-    read_clock = sample_clock(nodes[0]._time_source)
+    read_clock = sample_clock(compat.time_source_of(nodes[0]))
 
     def on_joint_states(data: bytes, info: dict) -> None:
         read_clock()
@@ -161,16 +154,17 @@ def sample_clock(time_source) -> Callable[[], None]:
     cycle still runs on its own cycle's time (the /clock came first). The subscription stays the
     time source's (its QoS, and use_sim_time turned off destroys it as before; turned on again,
     the time source makes an ordinary one, served as usual); without sim time, nothing is read."""
-    own = time_source._clock_sub
+    own = compat.clock_subscription(time_source)
     if own is None:
         return lambda: None
-    node = time_source._get_node()
+    node = compat.time_source_node(time_source)
     sampled = SampledSubscription(node, own.msg_type, own.topic_name, qos=own.qos_profile)
     node.destroy_subscription(own)
-    time_source._clock_sub = sampled.subscription
+    compat.set_clock_subscription(time_source, sampled.subscription)
 
     def read_clock() -> None:
-        if time_source._clock_sub is sampled.subscription and (msg := sampled.take_latest()) is not None:
+        if compat.clock_subscription(time_source) is sampled.subscription and \
+                (msg := sampled.take_latest()) is not None:
             time_source.clock_callback(msg)
     return read_clock
 

@@ -8,10 +8,24 @@ the motion cycle's own work (py-spy, issue 10).
 
 ``CycleExecutor`` makes the plan of what it waits on once: the entities, their handles (held
 entered, so another thread cannot destroy one under the wait), the wait set, and for each entity
-the call that serves it. The plan is remade only when the executor's guard condition fires,
-which rclpy triggers whenever a node gains or loses an entity or is added or removed. A wake-up
-refills the wait set, waits, and calls each ready callback directly. Coroutine callbacks and
-other waitables (a service that awaits, an action) go through rclpy's ``Task`` as usual.
+the call that serves it. The plan is remade only when the executor's own guard condition fires,
+which ``wake()`` triggers: rclpy calls it whenever a node gains or loses an entity, and when the
+context shuts down; adding or removing a node and a new task do too. A wake-up refills the wait
+set, waits, and calls each ready callback directly. Coroutine callbacks and other waitables (a
+service that awaits, an action) go through rclpy's ``Task`` as usual, kept by this executor.
+What it needs of rclpy that rclpy does not publish (the wait set, taking from an entity's handle,
+calling a timer) is in ``nao_motion.ros.rclpy_compat``, a path per distribution; the rest is
+public rclpy API.
+
+Why not rclpy's own: measured with the composed suite (``bench_suite.py``, README "Running the
+suite"), its ``SingleThreadedExecutor`` (the only public one on Humble) costs 1.6-1.8 times as
+much as this one standing, at or beyond the suite's CPU budget; ``rclpy.experimental.
+EventsExecutor`` (Jazzy and Kilted) is no better than this one (within the noise, or worse),
+and cannot run the suite as the wheels have it (Jazzy 7.1.6, Kilted 9.1.2): a subscription
+callback that takes the message info ends the process (SystemError), callback groups are not
+honoured (every sampled subscription is executed), and on Jazzy a service that awaits (the
+walk's moveInit) ends it too (its coroutine is sent as the response) and ``spin_once()``
+without a timeout never returns (it spins half a core, deaf to SIGTERM).
 
 QoS event handlers (one per subscription, reporting an incompatible publisher) are polled in a
 wait set of their own about once a second instead of at every wake-up: such a report is a
@@ -62,18 +76,13 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Callable, Optional, Union
 
-from rclpy.event_handler import EventHandler
 from rclpy.exceptions import InvalidHandle
 from rclpy.executors import Executor, ExternalShutdownException, TimeoutObject
-from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
+from rclpy.guard_condition import GuardCondition
 from rclpy.subscription import Subscription
 from rclpy.task import Future, Task
 
-try:  # Kilted: timer callbacks may take a TimerInfo, and a timer cancelled since the wait says so
-    from rclpy.exceptions import TimerCancelledError
-    from rclpy.timer import TimerInfo
-except ImportError:  # Jazzy: call_timer() only, and a cancelled timer raises rcl's error
-    TimerCancelledError, TimerInfo = _rclpy.RCLError, None
+from . import rclpy_compat as compat
 
 # How often the QoS event handlers and ROS's own services are looked at (see the module docstring).
 EVENT_POLL_PERIOD_S = 1.0
@@ -91,7 +100,7 @@ class _WaitPlan:
     stack: ExitStack
     wait_set: Any
     subscriptions: list = field(default_factory=list)  # handles, in wait-set order
-    timers: list = field(default_factory=list)
+    timers: list = field(default_factory=list)  # the Timer entities (their handles are waited on)
     clients: list = field(default_factory=list)
     services: list = field(default_factory=list)
     guards: list = field(default_factory=list)
@@ -113,6 +122,12 @@ class CycleExecutor(Executor):
 
     def __init__(self, *, context=None) -> None:
         super().__init__(context=context)
+        # Its own wake-up call (entities, nodes or tasks changed; the context shut down: rclpy
+        # calls wake() for each), and its own tasks: rclpy's executor keeps both private.
+        self._wake_guard: Optional[GuardCondition] = GuardCondition(None, None, context=self.context)
+        self._tasks_in_progress: list[Task] = []
+        self._tasks_guard = threading.Lock()
+        self._stopped = False
         self._plan: Optional[_WaitPlan] = None
         self._next_event_poll_s = self._next_service_poll_s = 0.0
         self._node_order: list = []  # the order nodes were added in: the order they are served in
@@ -133,17 +148,33 @@ class CycleExecutor(Executor):
         added = super().add_node(node)
         if added:
             self._node_order.append(node)
+            self.wake()
         return added
 
     def remove_node(self, node) -> None:
         super().remove_node(node)
         if node in self._node_order:
             self._node_order.remove(node)
+        self.wake()
+
+    def wake(self) -> None:
+        super().wake()
+        guard = self._wake_guard
+        if guard is not None:
+            guard.trigger()
+
+    def create_task(self, callback, *args, **kwargs) -> Task:
+        task = Task(callback, args, kwargs, executor=self)
+        with self._tasks_guard:
+            self._tasks_in_progress.append(task)
+        self.wake()
+        return task
 
     # --- rclpy's Executor interface -----------------------------------------------------------
     def spin(self) -> None:
         try:
-            super().spin()
+            while self.context.ok() and not self._stopped:
+                self._spin_once(None)
         finally:
             self._drop_plan()
 
@@ -154,12 +185,24 @@ class CycleExecutor(Executor):
         future.add_done_callback(lambda _: self.wake())
         self._spin_once(timeout_sec)
 
-    def _spin_once_until_future_complete(self, future: Future, timeout_sec: Timeout = None) -> None:
-        self._spin_once(timeout_sec)
+    def spin_until_future_complete(self, future: Future, timeout_sec: Optional[float] = None) -> None:
+        future.add_done_callback(lambda _: self.wake())
+        end_s = None if timeout_sec is None or timeout_sec < 0 else time.monotonic() + timeout_sec
+        while self.context.ok() and not self._stopped and not future.done():
+            left_s = None if end_s is None else end_s - time.monotonic()
+            if left_s is not None and left_s <= 0:
+                return
+            self._spin_once(left_s)
 
     def shutdown(self, timeout_sec: Optional[float] = None) -> bool:
+        self._stopped = True
+        self.wake()
         done = super().shutdown(timeout_sec)
         self._drop_plan()
+        with self._plan_lock:
+            if self._wake_guard is not None:
+                self._wake_guard.destroy()
+                self._wake_guard = None
         return done
 
     # --- one wake-up --------------------------------------------------------------------------
@@ -168,7 +211,7 @@ class CycleExecutor(Executor):
             self._wake_up(timeout_sec)
 
     def _wake_up(self, timeout_sec: Timeout) -> None:
-        if self._is_shutdown:
+        if self._stopped:
             return
         self._run_tasks()
         if self._plan is None:
@@ -178,9 +221,9 @@ class CycleExecutor(Executor):
         ws.clear_entities()
         for handle in plan.subscriptions:
             ws.add_subscription(handle)
-        for handle in plan.timers:
-            if not handle.is_timer_canceled():  # see the module docstring
-                ws.add_timer(handle)
+        for timer in plan.timers:
+            if not timer.is_canceled():  # see the module docstring
+                ws.add_timer(timer.handle)
         for handle in plan.clients:
             ws.add_client(handle)
         for handle in plan.services:
@@ -197,9 +240,9 @@ class CycleExecutor(Executor):
             until_poll_s = max(0.0, self._next_service_poll_s + SERVICE_POLL_PERIOD_S - time.monotonic())
             timeout_sec = until_poll_s if timeout_sec < 0 else min(timeout_sec, until_poll_s)
         ws.wait(-1 if timeout_sec < 0 else int(timeout_sec * 1e9))
-        if self._is_shutdown:
+        if self._stopped:
             return
-        if not self._context.ok():
+        if not self.context.ok():
             raise ExternalShutdownException()
 
         serve, stale = plan.serve, False
@@ -243,22 +286,22 @@ class CycleExecutor(Executor):
 
     def _run_tasks(self) -> None:
         """Resume the coroutines in progress (awaiting services, futures' callbacks)."""
-        if not self._tasks:
+        if not self._tasks_in_progress:
             return
-        with self._tasks_lock:
-            tasks = list(self._tasks)
-        for task, _entity, _node in tasks:
+        with self._tasks_guard:
+            tasks = list(self._tasks_in_progress)
+        for task in tasks:
             if not task.executing() and not task.done():
                 task()
                 if task.done() and task.exception() is not None:
                     raise task.exception()
-        with self._tasks_lock:
-            self._tasks = [t for t in self._tasks if not t[0].done() and not t[0].cancelled()]
+        with self._tasks_guard:
+            self._tasks_in_progress = [t for t in self._tasks_in_progress if not t.done() and not t.cancelled()]
 
     def _start_task(self, coroutine_function: Callable[[], Any]) -> None:
         task = Task(coroutine_function, (), executor=self)
-        with self._tasks_lock:
-            self._tasks.append((task, None, None))
+        with self._tasks_guard:
+            self._tasks_in_progress.append(task)
         task()
         if task.done() and task.exception() is not None:
             raise task.exception()
@@ -284,10 +327,11 @@ class CycleExecutor(Executor):
         for pointer in ws.get_ready_entities("service"):
             plan.serve["service", pointer]()
 
-    def _waitable_execution(self, waitable, data) -> Callable[[], Any]:
+    @staticmethod
+    def _waitable_execution(waitable, data) -> Callable[[], Any]:
+        # (rclpy's executors also hand the waitable's futures to the executor, privately: here
+        # their done callbacks run at once, and the tasks awaiting them resume after the wake-up)
         async def execute() -> None:
-            for future in waitable._futures:  # as rclpy's executors do: futures resume here
-                future._set_executor(self)
             await waitable.execute(data)
         return execute
 
@@ -330,7 +374,7 @@ class CycleExecutor(Executor):
                 for entity in entities:
                     if enter(entity, entity.handle):
                         polled = kind == "service" and _is_ros_own_service(entity)
-                        (polled_services if polled else handles).append(entity.handle)
+                        (polled_services if polled else handles).append(entity if kind == "timer" else entity.handle)
                         serve[kind, entity.handle.pointer] = server(entity)
             for waitable in node.waitables:
                 if waitable.callback_group is not None and not waitable.callback_group.can_execute(waitable):
@@ -339,13 +383,15 @@ class CycleExecutor(Executor):
                     stack.enter_context(waitable)
                 except InvalidHandle:
                     continue
-                (events if isinstance(waitable, EventHandler) else waitables).append(waitable)
-        # The executor's own guard (rebuild) and the signal handler's (Ctrl-C) serve nothing.
-        for guard in (self._guard, self._sigint_gc):
-            if guard is not None:
-                stack.enter_context(guard.handle)
-                guards.append(guard.handle)
-        stack.enter_context(self._context.handle)
+                (events if isinstance(waitable, compat.EventHandler) else waitables).append(waitable)
+        # The executor's own guard (rebuild, shutdown) serves nothing. Ctrl-C: rclpy's handler
+        # shuts the context down in C, which wakes only rclpy's private guards; the wait lasts at
+        # most SERVICE_POLL_PERIOD_S (every node has ROS's own services), then spin sees it.
+        if self._wake_guard is not None:
+            stack.enter_context(self._wake_guard.handle)
+            guards.append(self._wake_guard.handle)
+        context = self.context
+        stack.enter_context(context.handle)
 
         events_count = sum(w.get_num_entities().num_events for w in waitables)
         counts = [len(subscriptions), len(guards), len(timers), len(clients), len(services)]
@@ -353,10 +399,9 @@ class CycleExecutor(Executor):
             n = waitable.get_num_entities()
             counts = [counts[0] + n.num_subscriptions, counts[1] + n.num_guard_conditions,
                       counts[2] + n.num_timers, counts[3] + n.num_clients, counts[4] + n.num_services]
-        wait_set = _rclpy.WaitSet(*counts, events_count, self._context.handle)
-        event_wait_set = _rclpy.WaitSet(0, 0, 0, 0, 0, len(events), self._context.handle) if events else None
-        service_wait_set = (_rclpy.WaitSet(0, 0, 0, 0, len(polled_services), 0, self._context.handle)
-                            if polled_services else None)
+        wait_set = compat.new_wait_set(context, *counts, events_count)
+        event_wait_set = compat.new_wait_set(context, events=len(events)) if events else None
+        service_wait_set = compat.new_wait_set(context, services=len(polled_services)) if polled_services else None
         return _WaitPlan(stack, wait_set, subscriptions, timers, clients, services, guards, waitables,
                          serve, events, event_wait_set, polled_services, service_wait_set)
 
@@ -371,12 +416,11 @@ class CycleExecutor(Executor):
         return callback(*args)
 
     def _subscription_server(self, sub: Subscription) -> Callable[[], None]:
-        handle, msg_type, raw = sub.handle, sub.msg_type, sub.raw
-        with_info = sub._callback_type is not Subscription.CallbackType.MessageOnly
+        with_info = compat.takes_message_info(sub.callback)
         is_coroutine = inspect.iscoroutinefunction(sub.callback)
 
         def serve() -> None:
-            taken = handle.take_message(msg_type, raw)
+            taken = compat.take_message(sub)
             if taken is None:
                 return
             if is_coroutine:
@@ -389,45 +433,36 @@ class CycleExecutor(Executor):
 
     def _timer_server(self, tmr) -> Callable[[], None]:
         handle = tmr.handle
-        info_arg = next((p.name for p in inspect.signature(tmr.callback).parameters.values()
-                         if p.annotation is TimerInfo or p.annotation == "TimerInfo"), None) \
-            if tmr.callback is not None and TimerInfo is not None else None
+        info_arg = compat.timer_info_argument(tmr.callback)
 
         def serve() -> None:
-            if not handle.is_timer_ready():  # rcl reports cancelled timers ready
+            if not tmr.is_ready():  # rcl reports cancelled timers ready
                 return
-            try:
-                info = handle.call_timer_with_info() if TimerInfo is not None else handle.call_timer()
-            except TimerCancelledError:  # cancelled since the wait
-                return
-            if tmr.callback is None:
+            info = compat.call_timer(handle)
+            if info is None or tmr.callback is None:  # cancelled since the wait
                 return
             if info_arg is None:
                 self._call(tmr.callback)
             else:
-                timer_info = TimerInfo(expected_call_time=info["expected_call_time"],
-                                       actual_call_time=info["actual_call_time"],
-                                       clock_type=tmr.clock.clock_type)
-                self._call(partial(tmr.callback, **{info_arg: timer_info}))
+                self._call(partial(tmr.callback, **{info_arg: compat.timer_info(info, tmr.clock.clock_type)}))
         return serve
 
     def _client_server(self, cli) -> Callable[[], None]:
         def serve() -> None:
-            header, response = cli.handle.take_response(cli.srv_type.Response)
+            header, response = compat.take_response(cli)
             if header is None:
                 return
             try:
                 future = cli.get_pending_request(header.request_id.sequence_number)
             except KeyError:  # the request was cancelled
                 return
-            future._set_executor(self)
-            future.set_result(response)
+            future.set_result(response)  # (its done callbacks run now; awaiting tasks resume after)
         return serve
 
     def _service_server(self, srv) -> Callable[[], None]:
         if inspect.iscoroutinefunction(srv.callback):
             def serve() -> None:
-                request, header = srv.handle.service_take_request(srv.srv_type.Request)
+                request, header = compat.take_request(srv)
                 if header is None:
                     return
 
@@ -437,7 +472,7 @@ class CycleExecutor(Executor):
             return serve
 
         def serve_plain() -> None:
-            request, header = srv.handle.service_take_request(srv.srv_type.Request)
+            request, header = compat.take_request(srv)
             if header is not None:
                 srv.send_response(srv.callback(request, srv.srv_type.Response()), header)
         return serve_plain
@@ -447,3 +482,4 @@ class CycleExecutor(Executor):
             if gc.callback is not None:
                 self._call(gc.callback)
         return serve
+

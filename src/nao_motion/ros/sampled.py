@@ -14,6 +14,7 @@ a callback group that never lets it execute.
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any, Callable
 
 from rclpy.callback_groups import CallbackGroup
@@ -21,10 +22,13 @@ from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
 from .qos import CYCLE_QOS
+from .rclpy_compat import take_message
 
 
 class NeverExecuted(CallbackGroup):
-    """Entities of this group are never put in an executor's wait set."""
+    """Entities of this group are never put in an executor's wait set (CycleExecutor's, and
+    rclpy's SingleThreadedExecutor's; rclpy's EventsExecutor ignores groups: what it takes, a
+    SampledSubscription keeps for its reader)."""
 
     def can_execute(self, entity) -> bool:
         return False
@@ -56,26 +60,35 @@ class SampledSubscription:
         self.msg_type, self.raw, self.topic = msg_type, raw, topic
         qos = qos or sampled_qos(depth, latched)
         self.depth = qos.depth
+        # What an executor that runs callbacks whatever their group says (rclpy's EventsExecutor)
+        # took: kept for the reader, as DDS would have kept it.
+        self._executed: deque = deque(maxlen=max(1, self.depth))
         self.subscription = node.create_subscription(
-            msg_type, topic, _unused_callback, qos, callback_group=NeverExecuted(), raw=raw)
+            msg_type, topic, self._keep, qos, callback_group=NeverExecuted(), raw=raw)
 
-    def _take(self):
+    def _keep(self, msg) -> None:
+        self._executed.append(msg)
+
+    def take(self):
+        """The oldest message kept since the last take, or None."""
+        if self._executed:
+            return self._executed.popleft()
         sub = self.subscription
         with sub.handle:
-            taken = sub.handle.take_message(sub.msg_type, sub.raw)
+            taken = take_message(sub)
         return None if taken is None else taken[0]
 
     def take_latest(self):
         if self.depth == 1:  # the history holds one sample: a second take would only find none
-            return self._take()
+            return self.take()
         latest = None
-        while (msg := self._take()) is not None:
+        while (msg := self.take()) is not None:
             latest = msg
         return latest
 
     def take_all(self) -> list:
         messages = []
-        while (msg := self._take()) is not None:
+        while (msg := self.take()) is not None:
             messages.append(msg)
         return messages
 
@@ -103,7 +116,7 @@ class CycleInputs:
 
     def serve(self) -> None:
         for sampled, handler in self.streams:
-            take = sampled._take
+            take = sampled.take
             while (msg := take()) is not None:
                 handler(msg)
 
@@ -138,7 +151,3 @@ class SampleView:
             return None
         self._seen = shared.serial
         return shared.latest
-
-
-def _unused_callback(msg) -> None:  # the executor never runs it (see NeverExecuted)
-    raise AssertionError("a sampled subscription's callback ran")
