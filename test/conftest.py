@@ -144,6 +144,17 @@ def pytest_report_header(config):
 
 
 @pytest.fixture
+def context():
+    """An rclpy context of the test's own (this process's domain), shut down after it."""
+    import rclpy
+
+    ctx = rclpy.Context()
+    rclpy.init(context=ctx)
+    yield ctx
+    rclpy.shutdown(context=ctx)
+
+
+@pytest.fixture
 def ros_env():
     """Child-process environment with LOCALHOST discovery and a domain id of its own."""
     env = local_ros_env()

@@ -21,14 +21,6 @@ from nao_motion.ros.executor import CycleExecutor  # noqa: E402
 from nao_motion.ros.sampled import SampledSubscription, SampleView, SharedSample  # noqa: E402
 
 
-@pytest.fixture
-def context():
-    ctx = rclpy.Context()
-    rclpy.init(context=ctx)
-    yield ctx
-    rclpy.shutdown(context=ctx)
-
-
 def spin_until(executor: CycleExecutor, done, timeout_s: float = 5.0) -> bool:
     end = time.monotonic() + timeout_s
     while not done() and time.monotonic() < end:

@@ -27,14 +27,6 @@ from std_srvs.srv import Trigger  # noqa: E402
 from nao_motion.ros import rclpy_compat as compat  # noqa: E402
 
 
-@pytest.fixture
-def context():
-    ctx = rclpy.Context()
-    rclpy.init(context=ctx)
-    yield ctx
-    rclpy.shutdown(context=ctx)
-
-
 def wait_ready(context, kind: str, add, timeout_s: float = 5.0) -> list:
     """The ready entities' pointers of one kind, waiting until there are some."""
     wait_set = compat.new_wait_set(context, **{f"{kind}s": 1})
