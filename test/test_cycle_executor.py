@@ -279,32 +279,3 @@ def test_message_info_callbacks_and_timer_info_are_served(context):
             assert timer_infos[0] is None
         else:
             assert timer_infos[-1].actual_call_time >= timer_infos[-1].expected_call_time
-
-
-def test_a_sampled_subscription_keeps_what_an_executor_that_runs_every_callback_took(context):
-    """rclpy's EventsExecutor runs callbacks whatever their group says: a sampled subscription
-    keeps what it took, so the reader still gets the newest message (and the oldest first)."""
-    try:
-        from rclpy.experimental import EventsExecutor
-    except ImportError:
-        pytest.skip("no rclpy.experimental.EventsExecutor here (Humble)")
-    node = Node("sampled_anyway", context=context)
-    newest = SampledSubscription(node, Int32, "anyway")
-    kept = SampledSubscription(node, Int32, "anyway", depth=5)
-    pub = node.create_publisher(Int32, "anyway", 10)
-    executor = EventsExecutor(context=context)
-    executor.add_node(node)
-    try:
-        end = time.monotonic() + 5.0
-        while pub.get_subscription_count() < 2 and time.monotonic() < end:
-            executor.spin_once(timeout_sec=0.05)
-        for i in range(3):
-            pub.publish(Int32(data=i))
-        end = time.monotonic() + 1.0
-        while time.monotonic() < end:
-            executor.spin_once(timeout_sec=0.05)
-        assert newest.take_latest().data == 2 and newest.take_latest() is None
-        assert [m.data for m in kept.take_all()] == [0, 1, 2]
-    finally:
-        executor.shutdown()
-        node.destroy_node()

@@ -14,7 +14,6 @@ a callback group that never lets it execute.
 
 from __future__ import annotations
 
-from collections import deque
 from typing import Any, Callable
 
 from rclpy.callback_groups import CallbackGroup
@@ -27,8 +26,8 @@ from .rclpy_compat import take_message
 
 class NeverExecuted(CallbackGroup):
     """Entities of this group are never put in an executor's wait set (CycleExecutor's, and
-    rclpy's SingleThreadedExecutor's; rclpy's EventsExecutor ignores groups: what it takes, a
-    SampledSubscription keeps for its reader)."""
+    rclpy's Single- and MultiThreadedExecutor's; not rclpy's EventsExecutor, which ignores
+    groups and which nao_motion does not use: ``nao_motion.ros.executor``)."""
 
     def can_execute(self, entity) -> bool:
         return False
@@ -60,19 +59,11 @@ class SampledSubscription:
         self.msg_type, self.raw, self.topic = msg_type, raw, topic
         qos = qos or sampled_qos(depth, latched)
         self.depth = qos.depth
-        # What an executor that runs callbacks whatever their group says (rclpy's EventsExecutor)
-        # took: kept for the reader, as DDS would have kept it.
-        self._executed: deque = deque(maxlen=max(1, self.depth))
         self.subscription = node.create_subscription(
-            msg_type, topic, self._keep, qos, callback_group=NeverExecuted(), raw=raw)
-
-    def _keep(self, msg) -> None:
-        self._executed.append(msg)
+            msg_type, topic, _unused_callback, qos, callback_group=NeverExecuted(), raw=raw)
 
     def take(self):
         """The oldest message kept since the last take, or None."""
-        if self._executed:
-            return self._executed.popleft()
         sub = self.subscription
         with sub.handle:
             taken = take_message(sub)
@@ -151,3 +142,7 @@ class SampleView:
             return None
         self._seen = shared.serial
         return shared.latest
+
+
+def _unused_callback(msg) -> None:  # the executor never runs it (see NeverExecuted)
+    raise AssertionError("a sampled subscription's callback ran")
