@@ -79,6 +79,26 @@ def test_cancelled_timer_and_sampled_subscription_are_not_served(context):
         assert spin_until(executor, published_and_taken)  # in DDS all along, never served
 
 
+def test_a_timer_a_callback_destroys_is_dropped_and_the_others_go_on(context):
+    """A node's callback destroys a timer (the simulator's on a parameter change): the next
+    wake-ups, before and after the plan is remade, serve the other entities and never the
+    destroyed timer (its handle, held by the plan, refused rclpy's calls: the process ended)."""
+    node = Node("destroys_a_timer", context=context)
+    doomed_ticks, ticks = [], []
+    doomed = node.create_timer(0.01, lambda: doomed_ticks.append(1))
+
+    def tick() -> None:
+        ticks.append(1)
+        if len(ticks) == 2:
+            node.destroy_timer(doomed)
+    node.create_timer(0.01, tick)
+    with spun(context, node) as executor:
+        assert spin_until(executor, lambda: len(ticks) >= 2)
+        count = len(doomed_ticks)
+        assert spin_until(executor, lambda: len(ticks) >= 10)
+        assert len(doomed_ticks) <= count + 1  # at most the call already due in the same wake-up
+
+
 def test_a_cancelled_timer_on_sim_time_does_not_wake_the_executor_at_each_clock_update(context):
     """rcl wakes a wait set holding a timer whose next call is due at every forward jump of its
     clock, and a cancelled timer's stays due: each /clock would wake the executor once more."""

@@ -117,6 +117,16 @@ def _is_ros_own_service(service) -> bool:
     return service.srv_type.__module__.split(".", 1)[0] in POLLED_SERVICE_PACKAGES
 
 
+def _live_and_running(timer) -> bool:
+    """Not cancelled, and not destroyed since the plan was made (a node's callback may destroy a
+    timer: its destruction waits for the plan's hold on the handle, but rclpy's public calls
+    already refuse it; the destruction triggers the executor's guard, and the plan is remade)."""
+    try:
+        return not timer.is_canceled()
+    except InvalidHandle:
+        return False
+
+
 class CycleExecutor(Executor):
     """Single-threaded; the wait set is made once and refilled (see the module docstring)."""
 
@@ -222,7 +232,7 @@ class CycleExecutor(Executor):
         for handle in plan.subscriptions:
             ws.add_subscription(handle)
         for timer in plan.timers:
-            if not timer.is_canceled():  # see the module docstring
+            if _live_and_running(timer):  # see the module docstring
                 ws.add_timer(timer.handle)
         for handle in plan.clients:
             ws.add_client(handle)
@@ -436,7 +446,10 @@ class CycleExecutor(Executor):
         info_arg = compat.timer_info_argument(tmr.callback)
 
         def serve() -> None:
-            if not tmr.is_ready():  # rcl reports cancelled timers ready
+            try:
+                if not tmr.is_ready():  # rcl reports cancelled timers ready
+                    return
+            except InvalidHandle:  # destroyed in a callback of this wake-up (the plan is remade)
                 return
             info = compat.call_timer(handle)
             if info is None or tmr.callback is None:  # cancelled since the wait
