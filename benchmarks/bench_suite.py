@@ -44,6 +44,7 @@ from pathlib import Path
 from nao_motion.bringup import Suite
 from nao_motion.host_steal import HostSteal, steal_seconds
 from nao_motion.processes import local_ros_env, process_cpu_seconds
+from nao_motion.ros.distribution import ros_distribution
 from nao_motion.ros.answer_latency import PARTS
 from nao_motion.suite import SIMULATOR
 
@@ -218,7 +219,9 @@ def main() -> int:
     args = parser.parse_args()
     composed = Suite.composed if args.composed is None else args.composed
     version = "V6" if args.lola else args.nao_version
-    print(f"suite benchmark: NAO {version}, {'composed' if composed else 'separate processes'}, "
+    ros = ros_distribution()
+    print(f"suite benchmark: ROS 2 {ros['ros_distro']} (rclpy {ros['rclpy_version']}), NAO {version}, "
+          f"{'composed' if composed else 'separate processes'}, "
           f"{'robot bringup through nao_lola (simulated), ' if args.lola else ''}"
           f"{args.stand_s:.0f} s standing + {args.walk_s:.0f} s walking, real time")
     for load in (False,) if args.no_load else (False, True):
