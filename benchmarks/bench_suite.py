@@ -16,6 +16,12 @@ in it, its own cycle: ``nao_motion.ros.answer_latency``, from its diagnostics); 
 node, the CPU time it spent in its own cycles (its diagnostics' ``busy_cpu_s``, the thread's CPU time; ``busy_s`` is its wall time: the figure a composed process cannot give per node from /proc). Then everything again with one
 core kept busy by a load process this benchmark starts and stops itself.
 
+``--cpu-quota PCT``: the suite's processes (every one but the simulator, which plays the robot) run
+under the kernel's CFS bandwidth control, PCT % of one core in every motion cycle (12 ms V6, 10 ms
+V5; ``nao_motion.cpu_quota``) from their start, as on the robot's CPU: a NAO V6 core is roughly a
+fifth to a seventh of one here. Printed then too: the periods in which the quota stopped the
+suite, and the simulator's true tilt (the most over the phase).
+
 ``--lola``: the robot bringup instead (``nao-motion robot``: the suite and the robot adapter to
 nao_lola, NAO V6, 83 Hz, wall time) against the simulator presenting nao_lola's topics; the
 adapter (``lola_adapter``) counts in the suite's figures and has a column of its own.
@@ -32,6 +38,7 @@ core busy.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import random
 import subprocess
@@ -42,6 +49,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from nao_motion.bringup import Suite
+from nao_motion.cpu_quota import CpuQuota, CpuQuotaUnavailable
+from nao_motion.model import NaoModel
 from nao_motion.host_steal import HostSteal, steal_seconds
 from nao_motion.processes import local_ros_env, process_cpu_seconds
 from nao_motion.ros.distribution import ros_distribution
@@ -69,13 +78,18 @@ def simulator_counters(monitor) -> tuple[int, int, int]:
 
 def measure_phase(name: str, suite: Suite, monitor, seconds: float) -> dict:
     monitor.spin_for(WARM_UP_S)
+    quota = suite.cpu_quota
     with HostSteal() as host:  # its canaries watching from the phase's start
         catch_up0, cycles0, falls0 = simulator_counters(monitor)
         commands0, sim0 = monitor.rates["joint_commands"].count, monitor.sim_time_s
         cpu0, wall0, busy0 = cpu_seconds(suite.processes), time.monotonic(), node_busy_seconds(monitor)
         late0 = late_answers(monitor)
         steal0 = steal_seconds()
+        throttled0 = quota.usage() if quota is not None else None
+        monitor.max_tilt_rad = 0.0
         monitor.spin_for(seconds)
+        throttled1 = quota.usage() if quota is not None else None
+        max_tilt_deg = math.degrees(monitor.max_tilt_rad)
         cpu1, wall1, busy1 = cpu_seconds(suite.processes), time.monotonic(), node_busy_seconds(monitor)
         late1 = late_answers(monitor)
         steal = steal_seconds() - steal0
@@ -94,7 +108,10 @@ def measure_phase(name: str, suite: Suite, monitor, seconds: float) -> dict:
             "longest_halt_ms": 1e3 * host.longest_s, "halts_watched": host.watching,
             "missed_halted": sum(map(host.halted_near, missed_at)),
             "late_answers": {part: late1[part] - late0[part] for part in PARTS},
-            "time_halted": host.share_halted_near(wall0, wall1),
+            "time_halted": host.share_halted_near(wall0, wall1), "max_tilt_deg": max_tilt_deg,
+            "throttled": None if quota is None else
+            (throttled1.throttled_periods - throttled0.throttled_periods, throttled1.periods - throttled0.periods,
+             throttled1.throttled_s - throttled0.throttled_s),
             "node_cycles": {k: 100.0 * (busy1[k][0] - busy0[k][0]) / wall for k in sorted(busy1) if k in busy0},
             "node_cycles_cpu": {k: 100.0 * (busy1[k][1] - busy0[k][1]) / wall for k in sorted(busy1) if k in busy0}}
 
@@ -133,6 +150,13 @@ def halted_text(result: dict) -> str:
             f"{result['longest_halt_ms']:.0f} ms)")
 
 
+def throttled_text(result: dict) -> str:
+    if result["throttled"] is None:
+        return ""
+    throttled, periods, seconds = result["throttled"]
+    return f" | quota: the suite stopped in {throttled} of {periods} periods, {seconds:.2f} s in all"
+
+
 def print_phase(result: dict, load: bool) -> None:
     cpu = "  ".join(f"{k} {v:5.1f}" for k, v in result["cpu"].items())
     print(f"{result['phase']:8s} {'1 core busy' if load else 'idle machine':12s} | CPU % of one core: {cpu} | "
@@ -140,7 +164,8 @@ def print_phase(result: dict, load: bool) -> None:
           f"missed cycles {result['missed']} of {result['cycles']}{halted_text(result)}{late_text(result)} | "
           f"stepped late by the simulator itself "
           f"{result['catch_up']} | RTF {result['rtf']:.2f} | "
-          f"falls {result['falls']} | CPU stolen by the host {result['steal']:.1f} % of one core", flush=True)
+          f"falls {result['falls']}, true tilt at most {result['max_tilt_deg']:.1f} deg{throttled_text(result)} | "
+          f"CPU stolen by the host {result['steal']:.1f} % of one core", flush=True)
     cycles = "  ".join(f"{k} {v:4.1f}" for k, v in result["node_cycles_cpu"].items())
     wall = "  ".join(f"{k} {v:4.1f}" for k, v in result["node_cycles"].items())
     print(f"{'':21s} | per node, CPU time in its own cycles, % of one core: {cycles}", flush=True)
@@ -148,10 +173,12 @@ def print_phase(result: dict, load: bool) -> None:
 
 
 @contextmanager
-def running_suite(version: str, composed: bool, load: bool, lola: bool = False, prefix: str = "bench_suite"):
+def running_suite(version: str, composed: bool, load: bool, lola: bool = False, prefix: str = "bench_suite",
+                  cpu_quota_percent: float | None = None):
     """The simulator and the suite started as the demo starts them, in a domain of their own, with
     this process's rclpy in it; yields (suite, monitor, log directory) once joint_commands flow;
-    ``load``: one core kept busy meanwhile. Stops everything it started, and restores the
+    ``load``: one core kept busy meanwhile; ``cpu_quota_percent``: the suite's processes under
+    that CPU quota per motion cycle. Stops everything it started, and restores the
     environment."""
     import rclpy
 
@@ -160,7 +187,10 @@ def running_suite(version: str, composed: bool, load: bool, lola: bool = False, 
     env = local_ros_env(random.randint(1, 100))
     load_process = subprocess.Popen([sys.executable, "-c", LOAD_PROGRAM]) if load else None
     logs = Path(tempfile.mkdtemp(prefix=f"nao_motion_{prefix}_"))
-    suite = Suite(env, version, 1.0, log_dir=logs, composed=composed, simulate=not lola, lola_adapter=lola).start()
+    quota = (None if cpu_quota_percent is None else
+             CpuQuota(cpu_quota_percent, NaoModel(version).cycle_time_s, name=f"nao_motion_{prefix}_{os.getpid()}"))
+    suite = Suite(env, version, 1.0, log_dir=logs, composed=composed, simulate=not lola, lola_adapter=lola,
+                  cpu_quota=quota).start()
     if lola:  # the robot: the simulated V6 behind nao_lola's topics, on wall time like the bringup
         suite.add(SIMULATOR, {"interface": "nao_lola"})
     # This process's own rclpy (the monitor, the ALMotion client) joins the suite's domain.
@@ -178,6 +208,8 @@ def running_suite(version: str, composed: bool, load: bool, lola: bool = False, 
         node.destroy_node()
         rclpy.try_shutdown()
         suite.stop()
+        if quota is not None:
+            quota.close()
         for k, v in saved.items():
             if v is None:
                 os.environ.pop(k, None)
@@ -188,11 +220,12 @@ def running_suite(version: str, composed: bool, load: bool, lola: bool = False, 
             load_process.wait()
 
 
-def run(version: str, stand_s: float, walk_s: float, composed: bool, load: bool, lola: bool = False) -> list[dict]:
+def run(version: str, stand_s: float, walk_s: float, composed: bool, load: bool, lola: bool = False,
+        cpu_quota_percent: float | None = None) -> list[dict]:
     from nao_motion.almotion import ALMotion
 
     results = []
-    with running_suite(version, composed, load, lola) as (suite, monitor, _):
+    with running_suite(version, composed, load, lola, cpu_quota_percent=cpu_quota_percent) as (suite, monitor, _):
         results.append(measure_phase("standing", suite, monitor, stand_s))
         print_phase(results[-1], load)
         with ALMotion(version) as motion:
@@ -216,6 +249,8 @@ def main() -> int:
     parser.add_argument("--no-load", action="store_true", help="skip the run with one core busy")
     parser.add_argument("--lola", action="store_true",
                         help="the robot bringup (suite + adapter to nao_lola, V6) against the simulated nao_lola")
+    parser.add_argument("--cpu-quota", type=float, metavar="PCT",
+                        help="the suite's processes (not the simulator) capped at PCT %% of one core per motion cycle")
     args = parser.parse_args()
     composed = Suite.composed if args.composed is None else args.composed
     version = "V6" if args.lola else args.nao_version
@@ -223,9 +258,15 @@ def main() -> int:
     print(f"suite benchmark: ROS 2 {ros['ros_distro']} (rclpy {ros['rclpy_version']}), NAO {version}, "
           f"{'composed' if composed else 'separate processes'}, "
           f"{'robot bringup through nao_lola (simulated), ' if args.lola else ''}"
-          f"{args.stand_s:.0f} s standing + {args.walk_s:.0f} s walking, real time")
-    for load in (False,) if args.no_load else (False, True):
-        run(version, args.stand_s, args.walk_s, composed, load, args.lola)
+          f"{args.stand_s:.0f} s standing + {args.walk_s:.0f} s walking, real time"
+          + (f", the suite's CPU capped at {args.cpu_quota:g} % of one core per "
+             f"{1e3 * NaoModel(version).cycle_time_s:g} ms cycle" if args.cpu_quota is not None else ""))
+    try:
+        for load in (False,) if args.no_load else (False, True):
+            run(version, args.stand_s, args.walk_s, composed, load, args.lola, args.cpu_quota)
+    except CpuQuotaUnavailable as err:
+        print(f"bench_suite: {err}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .cpu_quota import CpuQuota
 from .processes import CLEAN_EXIT_CODES, TEARDOWN_CUT_SHORT, NodeProcess, open_log
 from .paths import config_file
 from .suite import LOLA_ADAPTER, SIMULATOR, SUITE_PROCESS, NodeSpec, suite_nodes
@@ -34,6 +35,9 @@ class Suite:
     log_dir: Path = Path("out/logs")
     composed: bool = True  # the suite's nodes in one process (nao_motion.nodes.suite_node)
     lola_adapter: bool = False  # and the robot adapter to nao_lola
+    # the suite's processes (every one but the simulator, which plays the robot) under this CPU
+    # budget from their start, as on the robot's CPU (benchmarks, the demo's --cpu-quota)
+    cpu_quota: CpuQuota | None = None
     processes: list[NodeProcess] = field(default_factory=list)
 
     def start(self) -> "Suite":
@@ -52,9 +56,11 @@ class Suite:
     def add(self, spec: NodeSpec, params: dict | None = None) -> None:
         """Start one more node in this bringup (on sim time unless it is the simulator)."""
         params = {"nao_version": self.nao_version, **(params or {})}
-        self.processes.append(NodeProcess(
-            spec, self.env, params=params, use_sim_time=self.simulate and spec is not SIMULATOR,
-            log=open_log(self.log_dir, spec.executable)).start())
+        process = NodeProcess(spec, self.env, params=params, use_sim_time=self.simulate and spec is not SIMULATOR,
+                              log=open_log(self.log_dir, spec.executable)).start()
+        self.processes.append(process)
+        if self.cpu_quota is not None and spec is not SIMULATOR:
+            self.cpu_quota.add(process.process.pid)
 
     def running(self) -> list[str]:
         return [p.spec.executable for p in self.processes if p.running()]

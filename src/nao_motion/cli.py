@@ -21,6 +21,9 @@ def main(argv: list[str] | None = None) -> int:
                            "into a declared obstacle, then beside it")
     demo.add_argument("--goal", type=float, nargs=3, metavar=("X", "Y", "THETA"),
                       help="moveTo goal relative to the robot (m, m, rad; default 1.0 0.5 1.57)")
+    demo.add_argument("--cpu-quota", type=float, metavar="PCT",
+                      help="cap the suite's processes (not the simulator) at PCT %% of one core per motion "
+                           "cycle, as on the robot's CPU (CFS bandwidth control: needs a writable cgroup)")
 
     sim = sub.add_parser("sim", help="start the simulator and the whole suite (Ctrl-C stops)")
     sim.add_argument("--nao-version", default="V5", choices=["V5", "V6"])
@@ -53,8 +56,15 @@ def main(argv: list[str] | None = None) -> int:
 
         duration_s = args.duration or (60.0 if args.scenario == "walk" else 9.0)
         goal = tuple(args.goal) if args.goal else DEFAULT_GOAL
-        return 0 if run_demo(duration_s, args.out, args.nao_version, args.scenario, args.rtf, goal,
-                             composed=not args.separate)["ok"] else 1
+        from .cpu_quota import CpuQuotaUnavailable
+
+        try:
+            summary = run_demo(duration_s, args.out, args.nao_version, args.scenario, args.rtf, goal,
+                               composed=not args.separate, cpu_quota_percent=args.cpu_quota)
+        except CpuQuotaUnavailable as err:
+            print(f"nao-motion demo: {err}", file=sys.stderr)
+            return 2
+        return 0 if summary["ok"] else 1
     if args.command == "sim":
         from .bringup import run_bringup
 

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .cpu_quota import CpuQuota
 from .host_steal import HostSteal
 from .processes import CLEAN_EXIT_CODES, local_ros_env
 from .ros.distribution import ros_distribution
@@ -182,10 +183,12 @@ def _walk_ready(monitor) -> bool:
 
 def run_demo(duration_s: float = 60.0, out_dir: Path = Path("out/demo"), version: str = "V5",
              scenario: str = "walk", real_time_factor: float = 1.0,
-             goal: tuple[float, float, float] = DEFAULT_GOAL, composed: bool = True) -> dict:
+             goal: tuple[float, float, float] = DEFAULT_GOAL, composed: bool = True,
+             cpu_quota_percent: float | None = None) -> dict:
     """Run `scenario` ("walk" to `goal` with moveTo, a player motion: "wave", "squat", or
     "obstacle") for at most `duration_s` of sim time (a walk ends earlier when it is over) and
-    write the report."""
+    write the report. `cpu_quota_percent`: the suite's processes (not the simulator) capped at
+    that share of one core per motion cycle (``nao_motion.cpu_quota``), as on the robot's CPU."""
     if "ROS_AUTOMATIC_DISCOVERY_RANGE" not in os.environ:  # the demo is self-contained: stay on loopback
         os.environ.update(local_ros_env())
     import rclpy
@@ -198,7 +201,9 @@ def run_demo(duration_s: float = 60.0, out_dir: Path = Path("out/demo"), version
     from .walk_report import plot_walk
 
     model = NaoModel(version)
-    suite = Suite(dict(os.environ), version, real_time_factor, log_dir=out_dir / "logs", composed=composed)
+    quota = None if cpu_quota_percent is None else CpuQuota(cpu_quota_percent, model.cycle_time_s)
+    suite = Suite(dict(os.environ), version, real_time_factor, log_dir=out_dir / "logs", composed=composed,
+                  cpu_quota=quota)
     from .kinematics import ForwardKinematics
 
     fk = ForwardKinematics(model)
@@ -208,7 +213,8 @@ def run_demo(duration_s: float = 60.0, out_dir: Path = Path("out/demo"), version
     ros = ros_distribution()
     print(f"nao_motion demo: simulated NAO {version}, {what}, at most {duration_s:.0f} s of sim time "
           f"(ROS 2 {ros['ros_distro']}, rclpy {ros['rclpy_version']}; ROS_DOMAIN_ID={os.environ.get('ROS_DOMAIN_ID', '0')}, "
-          f"discovery {os.environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE')})")
+          f"discovery {os.environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE')})"
+          + (f"; the suite's CPU capped at {quota.describe()}" if quota is not None else ""))
     host = HostSteal().start()  # from the suite's start: its missed cycles are counted from there
     suite.start()
     rclpy.init()
@@ -296,6 +302,9 @@ def run_demo(duration_s: float = 60.0, out_dir: Path = Path("out/demo"), version
         node.destroy_node()
         rclpy.try_shutdown()
         codes = suite.stop()
+        if quota is not None:
+            throttled = quota.usage()
+            quota.close()
 
     out_dir.mkdir(parents=True, exist_ok=True)
     pictures = _render(samples, model, out_dir) if samples else []
@@ -312,6 +321,10 @@ def run_demo(duration_s: float = 60.0, out_dir: Path = Path("out/demo"), version
         "rates_hz": rates, "real_time_factor": round(rtf, 2), "missed_cycles": missed, "cycle_time_ms": cycle_times,
         "tf_frames": tf_frames, "exit_codes": codes, **ros,
     }
+    if quota is not None:
+        summary["cpu_quota"] = {"percent_of_one_core": quota.percent, "period_ms": quota.period_us / 1e3,
+                                "periods": throttled.periods, "throttled_periods": throttled.throttled_periods,
+                                "throttled_s": round(throttled.throttled_s, 3)}
     # The verdict follows the figures: a tilt past the simulator's fall threshold is a fall, even
     # when the simulator's own count (published twice a second) has not said so yet.
     fell = bool(falls > 0 or summary["max_tilt_deg"] >= np.rad2deg(DEFAULT_FALL_TILT_RAD))
