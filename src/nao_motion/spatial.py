@@ -95,12 +95,24 @@ def _exp_rows(wx: float, wy: float, wz: float) -> list[list[float]]:
 def rotation_error(target: np.ndarray, current: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """Rotation vector (frame of both) taking the 3x3 rotation `current` to `target` (into
     `out`, (3,), when given)."""
-    # Scalar arithmetic: a few floats are cheaper than numpy calls.
-    vector = _log_of_rows((target @ current.T).tolist())
+    vector = rotation_error_floats(target, current)
     if out is None:
         return np.array(vector)
     out[:] = vector
     return out
+
+
+def rotation_error_floats(target: np.ndarray, current: np.ndarray) -> tuple[float, float, float]:
+    """rotation_error as three Python floats (for a caller that goes on in scalar arithmetic)."""
+    # Scalar arithmetic: a few floats are cheaper than numpy calls.
+    return _log_of_rows((target @ current.T).tolist())
+
+
+def rotation_error_of_rows(target: list[list[float]], current: list[list[float]]) -> tuple[float, float, float]:
+    """rotation_error of 3x3 rotations given as nested lists, in Python floats throughout
+    (target current' as nine dot products: cheaper than making arrays of them)."""
+    (t0, t1, t2), c = target, current
+    return _log_of_rows([[t[0] * r[0] + t[1] * r[1] + t[2] * r[2] for r in c] for t in (t0, t1, t2)])
 
 
 def rotation_from_vector(w: np.ndarray) -> np.ndarray:
@@ -146,6 +158,15 @@ def rpy_from_rotation(r: np.ndarray) -> np.ndarray:
 
 def rotation_from_rpy(wx: float, wy: float, wz: float) -> np.ndarray:
     return rot_z(wz) @ rot_y(wy) @ rot_x(wx)
+
+
+def rotation_rows_from_rpy(wx: float, wy: float, wz: float) -> list[list[float]]:
+    """rotation_from_rpy as nested lists of Python floats (equal to round-off: the product
+    written out), for a per-cycle caller that goes on in scalar arithmetic."""
+    cx, sx, cy, sy, cz, sz = math.cos(wx), math.sin(wx), math.cos(wy), math.sin(wy), math.cos(wz), math.sin(wz)
+    return [[cz * cy, cz * sy * sx - sz * cx, cz * sy * cx + sz * sx],
+            [sz * cy, sz * sy * sx + cz * cx, sz * sy * cx - cz * sx],
+            [-sy, cy * sx, cy * cx]]
 
 
 def position6d_from_transform(t: np.ndarray) -> np.ndarray:

@@ -64,6 +64,7 @@ did). Polishing is off (it costs a factorisation per solve).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from enum import Enum
 
@@ -314,6 +315,8 @@ class WholeBodyBalancer:
         self._motor_step = np.zeros(len(self._motor))
         chain_of_motor = np.array([model.joints[i].chain for i in self._motor])
         self._upper_body = {chain: chain_of_motor == chain for chain in ("Head", "LArm", "RArm")}
+        # The articular wish's walk_held, keyed by walking and which chains have no effector target.
+        self._walk_held: dict[bool | tuple[bool, ...], np.ndarray] = {}
         self._legs = np.array([joint.chain in ("LLeg", "RLeg") for joint in model.joints])
         self._x = np.zeros(self.n)
         self._last_twist = np.zeros(6)
@@ -724,12 +727,15 @@ class WholeBodyBalancer:
         qp.head.target_world = self.effector_target.get("Head")
         for arm, task in qp.arms.items():
             task.target_world = self.effector_target.get(arm)
-        held = qp.articular.walk_held
-        held.fill(False)
-        if walk is not None:  # the walk moves the legs: the head and the arms follow their wish
-            for chain, joints in self._upper_body.items():
-                if chain not in self.effector_target:
+        # Walking, the walk moves the legs: the head and the arms follow their wish.
+        key = walk is not None and tuple(chain not in self.effector_target for chain in self._upper_body)
+        held = self._walk_held.get(key)
+        if held is None:
+            held = self._walk_held[key] = np.zeros_like(qp.articular.walk_held)
+            for follows, joints in zip(key or (), self._upper_body.values()):
+                if follows:
                     held |= joints
+        np.copyto(qp.articular.walk_held, held)
         com = qp.com
         com.target_world = self._com_target(walk)
         if walk is None:  # wbGoToBalance moves the COM in the floor plane
@@ -738,9 +744,9 @@ class WholeBodyBalancer:
             com.axes, com.gain, com.max_speed_mps = 3, cfg.walk_task_gain, cfg.walk_com_max_speed_mps
         if walk is None:
             qp.torso.heading_world = None
-        else:  # heading between the feet, tilted by the walk's TorsoWx / TorsoWy
-            heading = walk.left_sole_world[:3, 0] + walk.right_sole_world[:3, 0]
-            qp.torso.heading_world = float(np.arctan2(heading[1], heading[0]))
+        else:  # heading between the feet, tilted by the walk's TorsoWx / TorsoWy (in floats)
+            left, right = walk.left_sole_world, walk.right_sole_world
+            qp.torso.heading_world = math.atan2(left.item(1, 0) + right.item(1, 0), left.item(0, 0) + right.item(0, 0))
             qp.torso.tilt_rad = walk.torso_tilt_rad
         return feet, polygon
 

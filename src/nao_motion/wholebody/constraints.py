@@ -27,26 +27,27 @@ class VariableBox(Constraint):
         # In the solver's variables (x / variable_scale) every row is the identity.
         super().__init__(np.eye(ctx.n, dtype=bool), row_scale=1.0 / variable_scale)
         self.ctx = ctx
-        self._lower_motor = ctx.model.lower[ctx.motor]
-        self._upper_motor = ctx.model.upper[ctx.motor]
+        # The motors' rooms (q - lower, upper - q) as one product and one sum: (1, -1) q + (-lower, upper).
+        self._signs = np.array([[1.0], [-1.0]])
+        self._offsets = np.stack([-ctx.model.lower[ctx.motor], ctx.model.upper[ctx.motor]])
+        self._motor_rows = self._lower_rows = np.zeros(0)
 
     def prepare(self) -> None:
         cfg = self.ctx.config
         self.A[:] = np.eye(self.ctx.n)
         self.upper[:N_BASE] = [cfg.torso_max_speed_mps] * 3 + [cfg.torso_max_rate_radps] * 3
         self.lower[:N_BASE] = -self.upper[:N_BASE]
-        self._lower_rows, self._upper_rows = self.lower[N_BASE:], self.upper[N_BASE:]
+        self._motor_rows, self._lower_rows = self.bounds[:, N_BASE:], self.lower[N_BASE:]
 
     def fill(self) -> None:
-        ctx, lo, hi = self.ctx, self._lower_rows, self._upper_rows
-        # lo = -min((q - lower) / dt, vmax) (= max((lower - q) / dt, -vmax), no -vmax to make).
-        np.subtract(ctx.q_motor, self._lower_motor, out=lo)
-        lo /= ctx.dt_s
-        np.minimum(lo, ctx.vmax_motor, out=lo)
-        np.negative(lo, out=lo)
-        np.subtract(self._upper_motor, ctx.q_motor, out=hi)
-        hi /= ctx.dt_s
-        np.minimum(hi, ctx.vmax_motor, out=hi)
+        ctx, rows = self.ctx, self._motor_rows
+        # lo = -min((q - lower) / dt, vmax) (= max((lower - q) / dt, -vmax), no -vmax to make),
+        # hi = min((upper - q) / dt, vmax): both rows at once.
+        np.multiply(self._signs, ctx.q_motor, out=rows)
+        rows += self._offsets
+        rows /= ctx.dt_s
+        np.minimum(rows, ctx.vmax_motor, out=rows)
+        np.negative(self._lower_rows, out=self._lower_rows)
 
     def clip(self, x: np.ndarray) -> None:
         """x (in place) inside the box (ADMM ends within its tolerance of it)."""
@@ -79,10 +80,6 @@ class FootContact(Constraint):
         self._jacobian = ctx.jac.frame_jacobian[self.frame]
         self._pose = ctx.jac.frame_pose_world[self.frame]
         self._position, self._rotation = self._pose[:3, 3], self._pose[:3, :3]
-        self._linear_rows = self._angular_rows = np.zeros(0)
-
-    def prepare(self) -> None:
-        self._linear_rows, self._angular_rows = self.lower[:3], self.lower[3:]
 
     def fill(self) -> None:
         ctx = self.ctx
@@ -92,11 +89,10 @@ class FootContact(Constraint):
             return
         gain = ctx.config.foot_feedback_gain / ctx.dt_s
         pose, target, lo = self._pose, self.target_world, self.lower
-        if self.state is FootState.FIXED:
-            np.subtract(target[:3, 3], self._position, out=self._linear_rows)
-            spatial.rotation_error(target[:3, :3], self._rotation, out=self._angular_rows)
-            lo *= gain
-            np.copyto(self.upper, lo)
+        if self.state is FootState.FIXED:  # six numbers: in Python floats
+            (tx, ty, tz), (px, py, pz) = target[:3, 3].tolist(), self._position.tolist()
+            wx, wy, wz = spatial.rotation_error_floats(target[:3, :3], self._rotation)
+            lo[:] = self.upper[:] = (gain * (tx - px), gain * (ty - py), gain * (tz - pz), gain * wx, gain * wy, gain * wz)
             return
         # Plane: z, wx, wy; the tilt error turns the sole's normal onto the target's.
         (nx, ny, nz), (tx, ty, tz) = pose[:3, 2].tolist(), target[:3, 2].tolist()

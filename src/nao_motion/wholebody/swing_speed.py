@@ -35,12 +35,14 @@ LEG_JOINTS = ("HipYawPitch", "HipRoll", "HipPitch", "KneePitch", "AnklePitch", "
 SIDE = {"left": "L", "right": "R"}
 
 
-def reference_speeds(previous_world: np.ndarray, current_world: np.ndarray, dt_s: float) -> tuple[float, float]:
-    """(floor-plane speed m/s, yaw rate rad/s) of a sole reference between two cycles (4x4 poses)."""
-    dx, dy = current_world[0, 3] - previous_world[0, 3], current_world[1, 3] - previous_world[1, 3]
+def reference_speeds(previous_world, current_world, dt_s: float) -> tuple[float, float]:
+    """(floor-plane speed m/s, yaw rate rad/s) of a sole reference between two cycles (4x4 poses:
+    arrays or nested lists)."""
+    (p0, p1), (c0, c1) = previous_world[:2], current_world[:2]
+    dx, dy = c0[3] - p0[3], c1[3] - p1[3]
     linear_mps = math.hypot(dx, dy) / dt_s
-    yaw_prev = math.atan2(previous_world[1, 0], previous_world[0, 0])
-    yaw_now = math.atan2(current_world[1, 0], current_world[0, 0])
+    yaw_prev = math.atan2(p1[0], p0[0])
+    yaw_now = math.atan2(c1[0], c0[0])
     turn = math.atan2(math.sin(yaw_now - yaw_prev), math.cos(yaw_now - yaw_prev))
     return linear_mps, abs(turn) / dt_s
 
@@ -73,7 +75,7 @@ class SwingSpeedLimit:
         self._leg_vmax = {foot: np.empty(len(cols)) for foot, cols in self._columns.items()}
         self._base, self._maximum = cfg.max_velocity_fraction, cfg.walk_max_velocity_fraction
         self._previous_foot: str | None = None  # the swing foot of the last cycle, and its reference
-        self._previous_world = np.eye(4)
+        self._previous_world: list[list[float]] = []  # (Python floats: compared and read in Python)
         self.fraction = self._base  # the swing leg's, this cycle
         self._last_fraction = self._base
 
@@ -87,13 +89,14 @@ class SwingSpeedLimit:
         if swing_foot is None or target_world is None:
             self._previous_foot = None
             return self.fraction
+        current_world = target_world.tolist()
         if self._previous_foot == swing_foot:
-            if np.array_equal(self._previous_world, target_world):
+            if current_world == self._previous_world:
                 # The same reference again: the walk's came late and the queue repeated the last
                 # (deployed, a cycle now and then). The foot did not stop: keep its limit.
                 self.fraction = self._last_fraction
             else:
-                linear_mps, rate_radps = reference_speeds(self._previous_world, target_world, ctx.dt_s)
+                linear_mps, rate_radps = reference_speeds(self._previous_world, current_world, ctx.dt_s)
                 self.fraction = swing_velocity_fraction(self._base, self._maximum, linear_mps, rate_radps,
                                                         cfg.walk_swing_speed_mps, cfg.walk_swing_rate_radps)
             # (the fraction is never below the base: the leg's limit only grows)
@@ -101,6 +104,6 @@ class SwingSpeedLimit:
             np.multiply(self._no_load[swing_foot], self.fraction, out=leg_vmax)
             ctx.vmax_motor[self._columns[swing_foot]] = leg_vmax
         self._previous_foot = swing_foot
-        np.copyto(self._previous_world, target_world)
+        self._previous_world = current_world
         self._last_fraction = self.fraction
         return self.fraction

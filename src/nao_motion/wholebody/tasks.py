@@ -18,11 +18,14 @@ from .context import ARM, HEAD, SOLE, WholeBodyContext
 from .floating_base import ANGULAR, LINEAR, N_BASE
 
 
-def clamp_norm(v: np.ndarray, limit: float) -> np.ndarray:
-    """v scaled down to norm `limit` when longer (in place)."""
-    n = math.sqrt(float(v @ v))
+def clamp_norm(v: tuple[float, float, float], limit: float) -> tuple[float, float, float]:
+    """Three Python floats scaled down to norm `limit` when longer (the tasks' velocities: a few
+    floats cost less in Python than in numpy calls)."""
+    x, y, z = v
+    n = math.sqrt(x * x + y * y + z * z)
     if n > limit:
-        v *= limit / n
+        scale = limit / n
+        return x * scale, y * scale, z * scale
     return v
 
 
@@ -66,10 +69,10 @@ class HeadOrientationTask(_TargetTask):
 
     def fill_on(self) -> None:
         ctx, cfg = self.ctx, self.ctx.config
+        gain = cfg.task_gain / ctx.dt_s
         np.copyto(self.jacobian, ctx.jac.frame_jacobian[HEAD, ANGULAR])
-        error = spatial.rotation_error(self.target_world, ctx.jac.frame_pose_world[HEAD, :3, :3])
-        error *= cfg.task_gain / ctx.dt_s
-        np.copyto(self.target, clamp_norm(error, cfg.head_max_rate_radps))
+        ex, ey, ez = spatial.rotation_error_floats(self.target_world, ctx.jac.frame_pose_world[HEAD, :3, :3])
+        self.target[:] = clamp_norm((ex * gain, ey * gain, ez * gain), cfg.head_max_rate_radps)
         self.weight.fill(cfg.head_orientation_weight)
 
 
@@ -82,10 +85,10 @@ class ArmPositionTask(_TargetTask):
 
     def fill_on(self) -> None:
         ctx, cfg = self.ctx, self.ctx.config
+        gain = cfg.task_gain / ctx.dt_s
         np.copyto(self.jacobian, ctx.jac.frame_jacobian[self.frame, LINEAR])
-        np.subtract(self.target_world, ctx.jac.frame_pose_world[self.frame, :3, 3], out=self.target)
-        self.target *= cfg.task_gain / ctx.dt_s
-        clamp_norm(self.target, cfg.arm_max_speed_mps)
+        (tx, ty, tz), (px, py, pz) = self.target_world.tolist(), ctx.jac.frame_pose_world[self.frame, :3, 3].tolist()
+        self.target[:] = clamp_norm(((tx - px) * gain, (ty - py) * gain, (tz - pz) * gain), cfg.arm_max_speed_mps)
         self.weight.fill(cfg.arm_position_weight)
 
 
@@ -101,14 +104,13 @@ class ComTask(_TargetTask):
         self.axes, self.gain, self.max_speed_mps = 3, 1.0, 0.1
 
     def fill_on(self) -> None:
-        ctx, axes = self.ctx, self.axes
+        ctx, gain, weight = self.ctx, self.gain / self.ctx.dt_s, self.ctx.config.com_weight
         np.copyto(self.jacobian, ctx.jac.com_jacobian)
-        self.target[axes:] = 0.0
-        np.subtract(self.target_world[:axes], ctx.jac.com_world_m[:axes], out=self.target[:axes])
-        self.target *= self.gain / ctx.dt_s
-        clamp_norm(self.target, self.max_speed_mps)
-        self.weight[:axes] = ctx.config.com_weight
-        self.weight[axes:] = 0.0
+        # Three numbers: in Python floats (numpy's calls on them cost more than the arithmetic).
+        (tx, ty, tz), (cx, cy, cz) = self.target_world.tolist(), ctx.jac.com_world_m.tolist()
+        vz = (tz - cz) * gain if self.axes == 3 else 0.0
+        self.target[:] = clamp_norm(((tx - cx) * gain, (ty - cy) * gain, vz), self.max_speed_mps)
+        self.weight[:] = (weight, weight, weight if self.axes == 3 else 0.0)
 
 
 class SwingFootTask(_TargetTask):
@@ -118,18 +120,20 @@ class SwingFootTask(_TargetTask):
         chain = "LLeg" if foot == "left" else "RLeg"
         super().__init__(ctx, 6, _chain_columns(ctx, chain, slice(0, N_BASE)))
         self.frame = SOLE[foot]
+        # Views fill_on() reads, made once: the sole's Jacobian and pose (world frame).
+        self._frame_jacobian = ctx.jac.frame_jacobian[self.frame]
+        pose = ctx.jac.frame_pose_world[self.frame]
+        self._position, self._rotation = pose[:3, 3], pose[:3, :3]
 
     def fill_on(self) -> None:
         ctx, cfg = self.ctx, self.ctx.config
         gain = cfg.walk_task_gain / ctx.dt_s
-        pose, target = ctx.jac.frame_pose_world[self.frame], self.target_world
-        np.copyto(self.jacobian, ctx.jac.frame_jacobian[self.frame])
-        linear = self.target[LINEAR]
-        np.subtract(target[:3, 3], pose[:3, 3], out=linear)
-        linear *= gain
-        clamp_norm(linear, cfg.foot_max_speed_mps)
-        angular = spatial.rotation_error(target[:3, :3], pose[:3, :3], out=self.target[ANGULAR])
-        angular *= gain
+        target = self.target_world
+        np.copyto(self.jacobian, self._frame_jacobian)
+        (tx, ty, tz), (px, py, pz) = target[:3, 3].tolist(), self._position.tolist()
+        vx, vy, vz = clamp_norm(((tx - px) * gain, (ty - py) * gain, (tz - pz) * gain), cfg.foot_max_speed_mps)
+        wx, wy, wz = spatial.rotation_error_floats(target[:3, :3], self._rotation)
+        self.target[:] = (vx, vy, vz, wx * gain, wy * gain, wz * gain)
         self.weight.fill(cfg.foot_weight)
 
 
@@ -149,6 +153,7 @@ class TorsoOrientationTask(Task):
         self.ctx = ctx
         self.heading_world: float | None = None
         self.tilt_rad: tuple[float, float] = (0.0, 0.0)
+        self._torso_rotation = ctx.jac.torso_world[:3, :3]
 
     def prepare(self) -> None:
         self.jacobian[:, ANGULAR] = np.eye(3)
@@ -156,11 +161,11 @@ class TorsoOrientationTask(Task):
     def fill(self) -> None:
         ctx, cfg = self.ctx, self.ctx.config
         torso = ctx.jac.torso_world
-        if self.heading_world is not None:
+        if self.heading_world is not None:  # in floats, as below
             gain = cfg.walk_task_gain / ctx.dt_s
-            target = spatial.rotation_from_rpy(self.tilt_rad[0], self.tilt_rad[1], self.heading_world)
-            spatial.rotation_error(target, torso[:3, :3], out=self.target)
-            self.target *= gain
+            target = spatial.rotation_rows_from_rpy(self.tilt_rad[0], self.tilt_rad[1], self.heading_world)
+            ex, ey, ez = spatial.rotation_error_of_rows(target, self._torso_rotation.tolist())
+            self.target[:] = (gain * ex, gain * ey, gain * ez)
             self.weight.fill(cfg.torso_orientation_weight)
             return
         # z_torso x z_world turns the torso's z upright, within the torso's rate (in floats: two
