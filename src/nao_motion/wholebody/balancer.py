@@ -611,9 +611,11 @@ class WholeBodyBalancer:
         self.mode = Mode.BALANCING if self.enabled else Mode.PASS_THROUGH
 
     def _follow_measured(self, q_measured: np.ndarray) -> None:
-        q, limit = self.q, self.config.max_tracking_error_rad
-        np.subtract(q, q_measured, out=self._step)
-        if np.max(np.abs(self._step[self._motor])) <= limit:
+        q, limit, error = self.q, self.config.max_tracking_error_rad, self._step
+        np.subtract(q, q_measured, out=error)
+        np.abs(error, out=error)
+        error.take(self._motor, out=self._motor_step)  # (scratch: _integrate writes it afresh)
+        if self._motor_step.max() <= limit:
             return
         np.minimum(q, q_measured + limit, out=q)
         np.maximum(q, q_measured - limit, out=q)

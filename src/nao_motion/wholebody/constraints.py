@@ -188,11 +188,28 @@ class CoupledLimits(Constraint):
         self._coefficients: list[list[list[float]]] = [[] for _ in pairs]
         self._rhs: list[list[float]] = [[] for _ in pairs]
         self._bounds = [0.0] * (k * len(pairs))  # the rows' upper bounds (rad/s), handed over at once
+        # Per pair, per key: the coefficients as A's two columns and as lists (made when first met).
+        self._blocks: list[dict[tuple[int, ...], tuple[np.ndarray, list[list[float]]]]] = [{} for _ in pairs]
+        self._pair_columns: list[tuple[np.ndarray, np.ndarray]] = []
 
     def prepare(self) -> None:
         self.off()
         self._keys = [None] * len(self._keys)
         self._inputs = [None] * len(self._keys)
+        k = CoupledLimitRows.n_rows
+        # A's rows of each pair, its dependent's and its driver's column (views: two plain copies
+        # where one fancy-indexed assignment cost more).
+        self._pair_columns = [(self.A[i * k: (i + 1) * k, dependent], self.A[i * k: (i + 1) * k, driver])
+                              for i, (dependent, driver) in enumerate(self.columns)]
+
+    def _block(self, i: int, key: tuple[int, ...]) -> tuple[np.ndarray, list[list[float]]]:
+        """Pair i's coefficients for `key`: (2, n_rows) columns [c_dependent, c_driver] and the
+        (n_rows, 2) rows as lists."""
+        block = self._blocks[i].get(key)
+        if block is None:
+            coefficients = self.rows[i].block(key)[0]
+            block = self._blocks[i][key] = (coefficients.T.copy(), coefficients.tolist())
+        return block
 
     def fill(self) -> None:
         q, dt, k = self.ctx.q.tolist(), self.ctx.dt_s, CoupledLimitRows.n_rows
@@ -205,9 +222,10 @@ class CoupledLimits(Constraint):
             key, rhs = rows.rows(inputs[0], inputs[1], inputs[2] * dt, inputs[3] * dt)
             if key != self._keys[i]:
                 self._keys[i] = key
-                coefficients = rows.block(key)[0]
-                self.A[i * k: (i + 1) * k, self.columns[i]] = coefficients
-                self._coefficients[i] = coefficients.tolist()
+                columns, self._coefficients[i] = self._block(i, key)
+                dependent_column, driver_column = self._pair_columns[i]
+                np.copyto(dependent_column, columns[0])
+                np.copyto(driver_column, columns[1])
             self._rhs[i] = rhs
             bounds[i * k: (i + 1) * k] = [r / dt if segment >= 0 else INFINITY for r, segment in zip(rhs, key)]
         self.upper[:] = bounds
