@@ -13,7 +13,12 @@ was preempted: on a busy machine the wall-time p99 shows the scheduler). Scenari
 * reach: balance on Legs, LArm under effector control following a 5 cm circle in front of the
   robot, the head's wish turning;
 * stress: like balance, but the wish jumps straight to each new pose (speed limits and the
-  balance rows all active at once; not a target, shown for the worst case).
+  balance rows all active at once; not a target, shown for the worst case);
+* walk: the whole-body node's cycle (``WholeBodyCycle``: the balancer walking, the ankle
+  damping) replayed on the inputs it had in the in-process simulated walk (``sim.walking``,
+  V5, moveTo(0.6, 0.1, 0.5): the support switching, the walk's references, the swing foot
+  task, the collision filter's wish and the measured joints), timed on its walking cycles; its
+  accuracy: the COM's and the swing sole's distance from their references after each cycle.
 
 placo (Rhoban, on pinocchio + its own dense QP solver) is given the same tasks on the same
 URDF (urdf/nao.urdf): both soles hard frame tasks, the COM polygon constraint with the same
@@ -40,6 +45,7 @@ from nao_motion.wholebody.support_polygon import sole_corners_in_sole, support_p
 
 URDF = Path(__file__).resolve().parents[1] / "urdf" / "nao.urdf"
 SCENARIOS = ("balance", "reach", "stress")
+WALK_GOAL = (0.6, 0.1, 0.5)  # moveTo (m, m, rad) of the walk scenario
 
 
 def wishes(model: NaoModel, scenario: str, cycles: int, start: np.ndarray) -> np.ndarray:
@@ -110,6 +116,63 @@ def bench_ours(model: NaoModel, scenario: str, cycles: int) -> tuple[float, np.n
     return median, times
 
 
+def record_walk(model: NaoModel, cycles: int) -> tuple[np.ndarray, list[tuple]]:
+    """The start pose and each cycle's inputs of the whole-body cycle in the simulated walk
+    (the wish, the walk's reference or None, the measured joints, the gyro)."""
+    from nao_motion.sim.walking import SimulatedWalk
+
+    walk = SimulatedWalk(model)
+    start, inputs = walk.state.position.copy(), []
+    cycle = walk.whole_body.cycle
+
+    def recorded(q_wish, reference=None, q_measured=None, gyro_radps=None):
+        inputs.append((q_wish.copy(), reference, None if q_measured is None else q_measured.copy(),
+                       None if gyro_radps is None else np.array(gyro_radps)))
+        return cycle(q_wish, reference, q_measured, gyro_radps)
+
+    walk.whole_body.cycle = recorded
+    walk.move_to(*WALK_GOAL)
+    for _ in range(cycles):
+        walk.cycle()
+    return start, inputs
+
+
+def bench_walk(model: NaoModel, cycles: int) -> np.ndarray:
+    """The walk scenario; returns the walking cycles' wall times."""
+    from nao_motion.wholebody.balancer import Mode
+    from nao_motion.wholebody.context import SOLE_FRAME
+    from nao_motion.wholebody.cycle import WholeBodyCycle
+
+    start, inputs = record_walk(model, cycles)
+    core = WholeBodyCycle(model)
+    core.start(start)
+    fk = core.balancer.fk
+    times, cpu, iterations, com_mm, swing_mm = [], [], [], [], []
+    for q_wish, reference, q_measured, gyro in inputs:
+        c0, t0 = time.thread_time(), time.perf_counter()
+        core.cycle(q_wish, reference, q_measured, gyro)
+        wall, thread = time.perf_counter() - t0, time.thread_time() - c0
+        result = core.result
+        if result.mode is not Mode.WALKING:
+            continue
+        times.append(wall)
+        cpu.append(thread)
+        iterations.append(result.iterations)
+        com_mm.append(1e3 * np.linalg.norm(result.com_world_m - reference.com_world_m))
+        if reference.support != "Legs":
+            foot = "right" if reference.support == "LLeg" else "left"
+            sole = result.torso_world @ fk.pose(fk.compute(result.q), SOLE_FRAME[foot])
+            target = reference.left_sole_world if foot == "left" else reference.right_sole_world
+            swing_mm.append(1e3 * np.linalg.norm(sole[:3, 3] - target[:3, 3]))
+    times, iterations = np.array(times), np.array(iterations)
+    report("nao_motion whole-body cycle, walk", times, np.array(cpu))
+    print(f"{'':34s}  {len(times)} walking cycles of {len(inputs)}; OSQP iterations median "
+          f"{np.median(iterations):.0f}, p99 {np.percentile(iterations, 99):.0f}, mean {iterations.mean():.1f}")
+    print(f"{'':34s}  COM off its reference: median {np.median(com_mm):.3f} max {np.max(com_mm):.3f} mm; "
+          f"swing sole off its reference: median {np.median(swing_mm):.3f} max {np.max(swing_mm):.3f} mm")
+    return times
+
+
 def bench_placo(placo, model: NaoModel, scenario: str, cycles: int) -> float:
     robot = placo.RobotWrapper(str(URDF), placo.Flags.ignore_collisions)
     start = posture(model, "StandInit")
@@ -171,6 +234,8 @@ def main() -> None:
             verdict = (f"time ratio placo / nao_motion: {ratio:.2f} (target >= {PLACO_OVER_OURS:.2f}: "
                        f"{'ok' if ratio >= PLACO_OVER_OURS else 'MISSED'}); " + verdict)
         print(f"{'':34s}  {verdict}\n")
+    times = bench_walk(model, min(args.cycles, 1500))
+    print(f"{'':34s}  p99 / median {np.percentile(times, 99) / np.median(times):.1f}\n")
 
 
 if __name__ == "__main__":

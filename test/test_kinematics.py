@@ -216,3 +216,15 @@ def test_rotation_vector_round_trip_and_the_rotation_halfway():
         np.testing.assert_allclose(out, spatial.rotation_from_vector(0.5 * turn) @ start, atol=1e-12)
     spatial.rotation_halfway(start, start, out=out)
     np.testing.assert_allclose(out, start, atol=1e-15)
+
+
+def test_the_scalar_rotations_of_the_per_cycle_code():
+    """The whole body's scalar forms (Python floats) equal the numpy ones to round-off."""
+    rng = np.random.default_rng(11)
+    for _ in range(100):
+        rpy = rng.uniform(-3, 3, 3)
+        np.testing.assert_allclose(spatial.rotation_rows_from_rpy(*rpy), spatial.rotation_from_rpy(*rpy), atol=1e-15)
+        start, end = (spatial.rotation_from_rpy(*rng.uniform(-3, 3, 3)) for _ in range(2))
+        expected = spatial.rotation_error(end, start)
+        assert spatial.rotation_error_floats(end, start) == tuple(expected.tolist())
+        np.testing.assert_allclose(spatial.rotation_error_of_rows(end.tolist(), start.tolist()), expected, atol=1e-12)

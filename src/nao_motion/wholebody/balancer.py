@@ -577,9 +577,8 @@ class WholeBodyBalancer:
         # allow for the same again, so a fast motion does not creep across the margin.
         drift = self._ctx.com_drift_m
         np.matmul(self.jac.com_jacobian, self._x, out=drift)
-        drift *= -self.dt_s
-        drift += self._com_world
-        drift -= self.jac.com_world_m
+        dt, moved, now, before = -self.dt_s, drift.tolist(), self._com_world.tolist(), self.jac.com_world_m.tolist()
+        drift[:] = [m * dt + c - b for m, c, b in zip(moved, now, before)]  # three numbers: in floats
         shown = polygon or self._grounded_polygon(feet, held=True)
         return BalancerResult(self.q, self.mode, outcome, reason, iterations, self._com_world,
                               self.torso_world, shown, shown.margin(self._com_world[:2]))

@@ -215,7 +215,7 @@ class CoupledLimits(Constraint):
         q, dt, k = self.ctx.q.tolist(), self.ctx.dt_s, CoupledLimitRows.n_rows
         lower, upper, bounds = self.box.lower, self.box.upper, self._bounds
         for i, (rows, (dependent, driver), (_, driver_column)) in enumerate(zip(self.rows, self.joints, self.columns)):
-            inputs = (q[driver], q[dependent], float(lower[driver_column]), float(upper[driver_column]))
+            inputs = (q[driver], q[dependent], lower.item(driver_column), upper.item(driver_column))
             if inputs == self._inputs[i]:  # a pair at rest (the head, standing): its rows as they were
                 continue
             self._inputs[i] = inputs
@@ -223,9 +223,9 @@ class CoupledLimits(Constraint):
             if key != self._keys[i]:
                 self._keys[i] = key
                 columns, self._coefficients[i] = self._block(i, key)
-                dependent_column, driver_column = self._pair_columns[i]
-                np.copyto(dependent_column, columns[0])
-                np.copyto(driver_column, columns[1])
+                dependent_a, driver_a = self._pair_columns[i]
+                np.copyto(dependent_a, columns[0])
+                np.copyto(driver_a, columns[1])
             self._rhs[i] = rhs
             bounds[i * k: (i + 1) * k] = [r / dt if segment >= 0 else INFINITY for r, segment in zip(rhs, key)]
         self.upper[:] = bounds
