@@ -202,14 +202,26 @@ def quaternion_xyzw_from_rotation(r: np.ndarray) -> np.ndarray:
 
 
 def rotation_from_quaternion_xyzw(q) -> np.ndarray:
+    return np.array(_quaternion_rows(q))
+
+
+def transform_from_quaternion_xyzw(q, translation_m) -> np.ndarray:
+    """transform(rotation_from_quaternion_xyzw(q), translation_m), made as one array (the nodes
+    read poses every cycle: one numpy call instead of four)."""
+    (r0, r1, r2), (x, y, z) = _quaternion_rows(q), (float(v) for v in translation_m)
+    return np.array([[*r0, x], [*r1, y], [*r2, z], [0.0, 0.0, 0.0, 1.0]])
+
+
+def _quaternion_rows(q) -> list[list[float]]:
+    """The 3x3 rotation of a quaternion (x, y, z, w; normalised here) as nested lists."""
     x, y, z, w = (float(v) for v in q)
     norm = math.sqrt(x * x + y * y + z * z + w * w)
     x, y, z, w = x / norm, y / norm, z / norm, w / norm
-    return np.array([
+    return [
         [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
         [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
         [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-    ])
+    ]
 
 
 def modified_dh(alpha_rad: float, a_m: float, theta_rad: float, d_m: float) -> np.ndarray:

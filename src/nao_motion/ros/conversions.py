@@ -9,7 +9,7 @@ from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Transform, TransformStamped
 
 from ..plausibility import MAX_ANGULAR_VELOCITY_RADPS, as_floats, plausible_quaternion
-from ..spatial import quaternion_xyzw_from_rotation, rotation_from_quaternion_xyzw, transform
+from ..spatial import quaternion_xyzw_from_rotation, rotation_from_quaternion_xyzw, transform_from_quaternion_xyzw
 
 IMU_ORIENTATION_ERROR = "imu message with an invalid orientation ignored (a finite quaternion of norm about 1)"
 IMU_ANGULAR_VELOCITY_ERROR = ("imu angular velocity ignored (finite and at most "
@@ -94,7 +94,7 @@ def pose_matrix_of(values) -> np.ndarray | None:
     values = as_floats(values)
     if pose_refusal(values) is not None:
         return None
-    return transform(rotation_from_quaternion_xyzw(values[3:]), values[:3])
+    return transform_from_quaternion_xyzw(values[3:], values[:3])
 
 
 def imu_attitude(orientation_xyzw) -> np.ndarray | None:
