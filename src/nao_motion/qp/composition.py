@@ -9,7 +9,7 @@ on one fixed-pattern OSQP problem.
   variables of its ``columns``), ``target`` (v) and ``weight`` (W's diagonal; 0: the row is off);
 * a :class:`DiagonalTask` owns the diagonal weights d and targets t of a range of variables;
 * a :class:`Constraint` owns rows of A (``A``, on its ``pattern``), ``lower`` and ``upper``
-  (``INFINITY``: the row is off; both also as the rows of ``bounds``), with a ``row_scale`` for the solver's preconditioning;
+  (``INFINITY``: the row is off), with a ``row_scale`` for the solver's preconditioning;
   ``checked`` constraints are the ones a solution must keep (see :meth:`ComposedQP.checked_rows`);
   an ``optional`` constraint may be absent from the problem (below).
 
@@ -76,8 +76,7 @@ class Constraint:
         self.checked = checked
         self.optional = optional
         self.present = True
-        # Views, set by ComposedQP; ``bounds`` is (lower, upper) as one (2, n_rows) array.
-        self.A = self.lower = self.upper = self.bounds = np.zeros(0)
+        self.A = self.lower = self.upper = np.zeros(0)  # views, set by ComposedQP
 
     def prepare(self) -> None:
         """Write the values that never change, once the views are set (default: none)."""
@@ -141,7 +140,6 @@ class ComposedQP:
         for constraint in constraints:
             span = slice(start, start + constraint.n_rows)
             constraint.A, constraint.lower, constraint.upper = self.solver.A[span], self.solver.l[span], self.solver.u[span]
-            constraint.bounds = self.solver.bounds[:, span]
             if constraint.checked:
                 checked.extend(range(span.start, span.stop))
             start = span.stop

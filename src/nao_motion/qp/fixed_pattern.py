@@ -134,8 +134,7 @@ class FixedPatternQP:
         self._matrices = np.zeros((n + m, n))
         self.P, self.A = self._matrices[:n], self._matrices[n:]
         self.q = np.zeros(n)
-        # l and u are the rows of one (2, m) buffer, ``bounds``: a caller may fill both in one call.
-        self.bounds = self._bounds = np.array([np.full(m, -INFINITY), np.full(m, INFINITY)])
+        self._bounds = np.array([np.full(m, -INFINITY), np.full(m, INFINITY)])
         self.l, self.u = self._bounds
         self.x = np.zeros(n)
         p_upper = np.triu(np.asarray(p_pattern, dtype=bool) | np.eye(n, dtype=bool))

@@ -27,27 +27,26 @@ class VariableBox(Constraint):
         # In the solver's variables (x / variable_scale) every row is the identity.
         super().__init__(np.eye(ctx.n, dtype=bool), row_scale=1.0 / variable_scale)
         self.ctx = ctx
-        # The motors' rooms (q - lower, upper - q) as one product and one sum: (1, -1) q + (-lower, upper).
-        self._signs = np.array([[1.0], [-1.0]])
-        self._offsets = np.stack([-ctx.model.lower[ctx.motor], ctx.model.upper[ctx.motor]])
-        self._motor_rows = self._lower_rows = np.zeros(0)
+        self._lower_motor = ctx.model.lower[ctx.motor]
+        self._upper_motor = ctx.model.upper[ctx.motor]
 
     def prepare(self) -> None:
         cfg = self.ctx.config
         self.A[:] = np.eye(self.ctx.n)
         self.upper[:N_BASE] = [cfg.torso_max_speed_mps] * 3 + [cfg.torso_max_rate_radps] * 3
         self.lower[:N_BASE] = -self.upper[:N_BASE]
-        self._motor_rows, self._lower_rows = self.bounds[:, N_BASE:], self.lower[N_BASE:]
+        self._lower_rows, self._upper_rows = self.lower[N_BASE:], self.upper[N_BASE:]
 
     def fill(self) -> None:
-        ctx, rows = self.ctx, self._motor_rows
-        # lo = -min((q - lower) / dt, vmax) (= max((lower - q) / dt, -vmax), no -vmax to make),
-        # hi = min((upper - q) / dt, vmax): both rows at once.
-        np.multiply(self._signs, ctx.q_motor, out=rows)
-        rows += self._offsets
-        rows /= ctx.dt_s
-        np.minimum(rows, ctx.vmax_motor, out=rows)
-        np.negative(self._lower_rows, out=self._lower_rows)
+        ctx, lo, hi = self.ctx, self._lower_rows, self._upper_rows
+        # lo = -min((q - lower) / dt, vmax) (= max((lower - q) / dt, -vmax), no -vmax to make).
+        np.subtract(ctx.q_motor, self._lower_motor, out=lo)
+        lo /= ctx.dt_s
+        np.minimum(lo, ctx.vmax_motor, out=lo)
+        np.negative(lo, out=lo)
+        np.subtract(self._upper_motor, ctx.q_motor, out=hi)
+        hi /= ctx.dt_s
+        np.minimum(hi, ctx.vmax_motor, out=hi)
 
     def clip(self, x: np.ndarray) -> None:
         """x (in place) inside the box (ADMM ends within its tolerance of it)."""
