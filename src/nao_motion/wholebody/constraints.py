@@ -91,7 +91,8 @@ class FootContact(Constraint):
         if self.state is FootState.FIXED:  # six numbers: in Python floats
             (tx, ty, tz), (px, py, pz) = target[:3, 3].tolist(), self._position.tolist()
             wx, wy, wz = spatial.rotation_error_floats(target[:3, :3], self._rotation)
-            lo[:] = self.upper[:] = (gain * (tx - px), gain * (ty - py), gain * (tz - pz), gain * wx, gain * wy, gain * wz)
+            rows = (gain * (tx - px), gain * (ty - py), gain * (tz - pz), gain * wx, gain * wy, gain * wz)
+            lo[:] = self.upper[:] = rows
             return
         # Plane: z, wx, wy; the tilt error turns the sole's normal onto the target's.
         (nx, ny, nz), (tx, ty, tz) = pose[:3, 2].tolist(), target[:3, 2].tolist()
