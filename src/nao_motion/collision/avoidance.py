@@ -409,8 +409,8 @@ class CollisionAvoidance:
         r = self._result
         r.q, r.outcome, r.reason, r.iterations = q, outcome, reason, iterations
         r.distances = self._current.result
-        r.closest_distance_m = float(r.distances.distance_m.min())
-        r.closest_obstacle_m = float(self._current.obstacle_result.distance_m.min())
+        r.closest_distance_m = float(np.minimum.reduce(r.distances.distance_m))  # ndarray.min's wrapper costs more
+        r.closest_obstacle_m = float(np.minimum.reduce(self._current.obstacle_result.distance_m))
         r.active_constraints, r.binding_constraints = int(np.count_nonzero(self._active_pairs)), binding
         return r
 

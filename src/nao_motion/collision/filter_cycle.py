@@ -29,6 +29,7 @@ import numpy as np
 
 from ..model import NaoModel
 from .avoidance import AvoidanceConfig, AvoidanceResult, CollisionAvoidance
+from .distance import any_set
 from .reference import JointReference, Targets, Trajectory
 
 __all__ = ["CollisionFilterCycle", "SETTLED_RAD", "TAKE_OVER_IDLE_S"]
@@ -106,10 +107,13 @@ class CollisionFilterCycle:
         self.settled = False
         if robot_command is None:
             return
+        idle = self.reference.idle(TAKE_OVER_IDLE_S)
+        if not any_set(idle.take(indices, out=self._taken[: len(indices)])):
+            return  # all driven a moment ago (the arm swing's, every cycle): nothing to take
         taken = self._taken
         taken.fill(False)
         taken[indices] = True
-        taken &= self.reference.idle(TAKE_OVER_IDLE_S)
+        taken &= idle
         if robot_known is not None:
             taken &= robot_known
         taken &= robot_command != self.avoidance.command
@@ -130,7 +134,7 @@ class CollisionFilterCycle:
         change = self._change
         np.subtract(result.q, change, out=change)  # the last command was kept here
         np.abs(change, out=change)
-        self.settled = (self.result is not None and not self.reference.moving and not self.limp.any()
+        self.settled = (self.result is not None and not self.reference.moving and not any_set(self.limp)
                         and float(change.max()) <= SETTLED_RAD)
         np.copyto(change, result.q)
         self.result = result
