@@ -121,6 +121,14 @@ class CollisionFilterCycle:
             self.avoidance.take_over(robot_command, taken)
             self.reference.take_over(self.avoidance.command, taken)
 
+    def _moved_rad(self, q: np.ndarray) -> float:
+        """How far the command moved since the last cycle (rad, largest joint): asked only once
+        no motion is under way (walking, the arm swing always is)."""
+        change = self._change
+        np.subtract(q, change, out=change)  # the last command was kept here
+        np.abs(change, out=change)
+        return float(change.max())
+
     def cycle(self, now_s: float, stiffness: np.ndarray, q_measured: np.ndarray) -> AvoidanceResult | None:
         """The safe command at `now_s` for the joints' stiffness (0..1) and measured positions
         (limp joints follow them); None while settled (the last result holds)."""
@@ -131,11 +139,8 @@ class CollisionFilterCycle:
             return None
         wish = self.reference.sample(now_s, self.limp, q_measured)
         result = avoidance.step(wish, stiffness, q_measured)
-        change = self._change
-        np.subtract(result.q, change, out=change)  # the last command was kept here
-        np.abs(change, out=change)
         self.settled = (self.result is not None and not self.reference.moving and not any_set(self.limp)
-                        and float(change.max()) <= SETTLED_RAD)
-        np.copyto(change, result.q)
+                        and self._moved_rad(result.q) <= SETTLED_RAD)
+        np.copyto(self._change, result.q)  # the last command, for _moved_rad
         self.result = result
         return result

@@ -165,6 +165,11 @@ class PairDistances:
             self._unused = np.zeros(obstacles.n_pairs, dtype=bool)
             self._no_obstacles = ObstacleSlots(capacity)
             self._slots_seen: bytes | None = None  # the slots the gather's source holds
+            # With every slot empty (walking, mostly) only the pairs are computed: the obstacle
+            # pairs' distances stay inf, their other results as they were (finite, never read
+            # for an inactive row).
+            self._pairs_only = DistanceWorkspace(m, leading_of=self.workspace)
+            self._no_slot_used = True
 
     def compute(self, state: KinematicState, obstacles: ObstacleSlots | None = None) -> DistanceResult:
         """The pairs' distances (``result``), and with the layout of obstacles those to the
@@ -174,9 +179,14 @@ class PairDistances:
         if self.obstacles is not None:
             self._take_slots(obstacles if obstacles is not None else self._no_obstacles)
         self._end_rows.take(self._end_order, axis=0, out=self._pair_ends)
-        self.workspace.compute_ends()
-        if self.obstacles is not None:
-            np.copyto(self.obstacle_result.distance_m, np.inf, where=self._unused)
+        if self.obstacles is None:
+            self.workspace.compute_ends()
+            return self.result
+        if self._no_slot_used:
+            self._pairs_only.compute_ends()
+        else:
+            self.workspace.compute_ends()
+        np.copyto(self.obstacle_result.distance_m, np.inf, where=self._unused)
         return self.result
 
     def computed_with(self, obstacles: ObstacleSlots) -> bool:
@@ -197,6 +207,7 @@ class PairDistances:
         np.negative(self._slot_signed_radius, out=self._slot_signed_radius)
         obstacles.used.take(self.obstacles.pair_slot, out=self._slot_used)
         np.equal(self._slot_used, 0.0, out=self._unused)
+        self._no_slot_used = bool(self._unused.all())
 
     def at(self, q: np.ndarray) -> DistanceResult:
         """Distances at configuration q (runs the FK; for checks and tests, not the cycle)."""

@@ -155,6 +155,10 @@ class JointReference:
         self.model = model
         self.q = model.zero_configuration()
         self._motions: list[_Motion] = []
+        # The last straight line that ended: the walk's arm swing re-sends its target every cycle,
+        # each line over by the next sample, and the next one reuses it (_renew).
+        self._ended_line: _Motion | None = None
+        self._taken = np.zeros(model.n_joints, dtype=bool)
         self._idle = np.zeros(model.n_joints, dtype=bool)
         self._moved = np.zeros(model.n_joints, dtype=bool)
         # When a motion last gave each joint's wish; inf: a motion added, not sampled yet.
@@ -164,6 +168,7 @@ class JointReference:
     def reset(self, q: np.ndarray) -> None:
         self.q[:] = q
         self._motions.clear()
+        self._ended_line = None
         self._driven_s.fill(-np.inf)
         self._sampled_s = -np.inf
 
@@ -216,20 +221,27 @@ class JointReference:
         return duration_s
 
     def _renew(self, targets: Targets, begin: np.ndarray, now_s: float, duration_s: float, yields: bool) -> bool:
-        """The newest motion restarted in place as the straight line `begin` -> targets, if it
-        is one of the same joints (the walk's arm swing, re-sent every cycle): what adding a new
-        one does (no older motion drives those joints: each added motion took its joints from
-        the older ones), without the allocations. False: not such a motion."""
-        if not self._motions:
-            return False
-        newest = self._motions[-1]
-        if not newest.line or newest.yields != yields or newest.indices.tobytes() != targets.indices.tobytes():
-            return False
-        newest.start_s = now_s
-        newest.times_s[1] = duration_s
-        newest.positions[0] = begin
-        newest.positions[1] = targets.positions
-        self._driven_s[newest.indices] = np.inf
+        """The straight line `begin` -> targets made of a line of the same joints without the
+        allocations (the walk's arm swing, re-sent every cycle): the newest motion restarted in
+        place (no older motion drives those joints: each added motion took its joints from the
+        older ones), or the last line that ended, added again. False: neither is such a line."""
+        indices = targets.indices.tobytes()
+        newest = self._motions[-1] if self._motions else None
+        if newest is not None and newest.line and newest.yields == yields and newest.indices.tobytes() == indices:
+            motion = newest
+        else:
+            motion = self._ended_line
+            if motion is None or motion.yields != yields or motion.indices.tobytes() != indices:
+                return False
+            self._ended_line = None
+        motion.start_s = now_s
+        motion.times_s[1] = duration_s
+        motion.positions[0] = begin
+        motion.positions[1] = targets.positions
+        if motion is newest:
+            self._driven_s[motion.indices] = np.inf
+        else:
+            self._add(motion)
         return True
 
     def follow(self, trajectory: Trajectory, start: np.ndarray, start_s: float) -> float:
@@ -242,11 +254,13 @@ class JointReference:
         return float(times[-1])
 
     def _add(self, motion: _Motion) -> None:
-        taken = np.zeros(self.model.n_joints, dtype=bool)
-        taken[motion.indices] = True
         self._driven_s[motion.indices] = np.inf
-        for older in self._motions:
-            older.release(taken)
+        if self._motions:
+            taken = self._taken
+            taken.fill(False)
+            taken[motion.indices] = True
+            for older in self._motions:
+                older.release(taken)
         self._motions = [m for m in self._motions if len(m.indices)] + [motion]
 
     def sample(self, now_s: float, hold: np.ndarray | None = None, hold_values: np.ndarray | None = None) -> np.ndarray:
@@ -262,5 +276,8 @@ class JointReference:
         for motion in self._motions:
             self._driven_s[motion.indices] = now_s
         if holding or any(over):
+            for motion, done in zip(self._motions, over):
+                if done and motion.line and len(motion.indices):
+                    self._ended_line = motion
             self._motions = [m for m, done in zip(self._motions, over) if not done and len(m.indices)]
         return self.q
