@@ -108,7 +108,9 @@ class PairDistances:
     computes the pairs and the obstacle pairs in one call of the distance core, from one
     gather (its cost is its numpy calls, hardly the number of pairs; an empty
     slot's distance is inf): ``all_result`` holds both, ``result`` (the pairs) and
-    ``obstacle_result`` are views of it. Without `obstacles` only the pairs are computed.
+    ``obstacle_result`` are views of it. While every slot is empty only the pairs are computed
+    (``rows_computed``), the obstacle pairs' distances inf. Without `obstacles` only the pairs
+    are computed.
     """
 
     def __init__(self, fk: ForwardKinematics, pairs: CollisionPairs, obstacles: ObstacleDistances | None = None):
@@ -151,6 +153,9 @@ class PairDistances:
         self._end_order = np.concatenate([2 * first, 2 * second, 2 * first + 1, 2 * second + 1])
         count = len(first)
         self.workspace = DistanceWorkspace(count)
+        #: The leading rows of ``all_result`` the last :meth:`compute` computed (with the layout of
+        #: obstacles and none declared, the pairs'; the others as they were).
+        self.rows_computed = count
         self._pair_ends = self.workspace.ends.reshape(-1, 4)
         self.workspace.signed_radius_m[0, :, 0] = r1
         self.workspace.signed_radius_m[1, :, 0] = np.negative(r2)
@@ -182,10 +187,9 @@ class PairDistances:
         if self.obstacles is None:
             self.workspace.compute_ends()
             return self.result
-        if self._no_slot_used:
-            self._pairs_only.compute_ends()
-        else:
-            self.workspace.compute_ends()
+        workspace = self._pairs_only if self._no_slot_used else self.workspace
+        workspace.compute_ends()
+        self.rows_computed = workspace.n
         np.copyto(self.obstacle_result.distance_m, np.inf, where=self._unused)
         return self.result
 
