@@ -605,6 +605,27 @@ def test_workspace_matches_fresh_call_and_is_reused(batch):
     np.testing.assert_array_equal(third.normal, kept.normal)
 
 
+def test_leading_workspace_computes_the_leading_pairs_alone(batch):
+    p1, q1, r1, p2, q2, r2 = batch
+    n, k = len(r1), len(r1) // 2
+    full = DistanceWorkspace(n)
+    leading = DistanceWorkspace(k, leading_of=full)
+    before = capsule_capsule_distance(p1, q1, r1, p2, q2, r2, workspace=full).copy()
+    # Other leading pairs (points among them), written into the full workspace's end points.
+    q1b = q1 + 0.05  # the others too: left as they were all the same
+    q1b[:k] = p1[:k][::-1]
+    q1b[:3] = p1[:3]
+    for row, points in enumerate((p1, p2, q1b, q2)):
+        full.ends[row, :, :3] = points
+    assert leading.compute_ends() is leading.result
+    expected = capsule_capsule_distance(p1[:k], q1b[:k], r1[:k], p2[:k], q2[:k], r2[:k])
+    for name in ("distance_m", "point_a", "point_b", "normal", "s", "t", "normal_fallback"):
+        np.testing.assert_array_equal(getattr(full.result, name)[:k], getattr(expected, name))
+        np.testing.assert_array_equal(getattr(full.result, name)[k:], getattr(before, name)[k:])
+    with pytest.raises(ValueError):
+        DistanceWorkspace(n + 1, leading_of=full)
+
+
 def test_workspace_call_allocates_no_per_pair_temporaries():
     rng = np.random.default_rng(3)
     # Large enough that any per-call temporary array (>= 8 n bytes) would stand

@@ -235,6 +235,9 @@ class CollisionAvoidance:
         self._g = np.zeros((m, nm))  # n . (J_a - J_b) per motor column
         self._g_var = self._g[:, :nv]
         self._g_fix = self._g[:, nv:]
+        # _pair_rows' buffers by the rows computed: all, or the pairs' (leading) alone.
+        row_buffers = (self._outer_pairs, self._x_n, self._nc, self._g_kin, self._mask_diff, self._g)
+        self._row_buffers = {k: tuple(b[:k] for b in row_buffers) for k in (m, mp)}
         self._coupled_coef = np.zeros((nc, 2))
         self._coupled_rhs = np.zeros(nc)
         self._coupled_used = np.zeros(nc, dtype=bool)
@@ -409,8 +412,8 @@ class CollisionAvoidance:
         r = self._result
         r.q, r.outcome, r.reason, r.iterations = q, outcome, reason, iterations
         r.distances = self._current.result
-        r.closest_distance_m = float(r.distances.distance_m.min())
-        r.closest_obstacle_m = float(self._current.obstacle_result.distance_m.min())
+        r.closest_distance_m = float(np.minimum.reduce(r.distances.distance_m))  # ndarray.min's wrapper costs more
+        r.closest_obstacle_m = float(np.minimum.reduce(self._current.obstacle_result.distance_m))
         r.active_constraints, r.binding_constraints = int(np.count_nonzero(self._active_pairs)), binding
         return r
 
@@ -489,21 +492,25 @@ class CollisionAvoidance:
         radian, so n . v = a_j . (p x n) - n . (a_j x o_j): cross products, then matrix products.
         Both closest points lie on one line along n (point_b = point_a + d n), so point_a x n =
         point_b x n and a row is that one rate times +1 (shape A's joints), -1 (B's) or 0.
+
+        Rows `geometry` did not compute (the obstacle pairs while no obstacle is declared: their
+        distance is inf, their row never active) keep their last values.
         """
-        nk, m = len(self._moving_kin), self.n_rows
-        normal = geometry.all_result.normal
+        nk, m = len(self._moving_kin), geometry.rows_computed
+        normal = geometry.all_result.normal[:m]
         children = self._children
         state.link_poses.take(self._moving_links, axis=0, out=children)
         rowwise_dot(children[:, :3, :3], self._axes_local[:, None, :], out=self._axes)  # R a per joint
         np.multiply(self._axes[:, :, None], children[:, None, :3, 3], out=self._outer_joints)
         np.matmul(self._outer_joints.reshape(nk, 9), CROSS_OF_OUTER, out=self._c)
-        np.multiply(geometry.all_result.point_a[:, :, None], normal[:, None, :], out=self._outer_pairs)
-        np.matmul(self._outer_pairs.reshape(m, 9), CROSS_OF_OUTER, out=self._x_n)
-        np.matmul(normal, self._c.T, out=self._nc)
-        np.matmul(self._x_n, self._axes.T, out=self._g_kin)
-        np.subtract(self._g_kin, self._nc, out=self._g_kin)
-        np.multiply(self._g_kin, self._mask_diff, out=self._g_kin)
-        np.matmul(self._g_kin, self._fold, out=self._g)
+        outer_pairs, x_n, nc, g_kin, mask_diff, g = self._row_buffers[m]
+        np.multiply(geometry.all_result.point_a[:m, :, None], normal[:, None, :], out=outer_pairs)
+        np.matmul(outer_pairs.reshape(m, 9), CROSS_OF_OUTER, out=x_n)
+        np.matmul(normal, self._c.T, out=nc)
+        np.matmul(x_n, self._axes.T, out=g_kin)
+        np.subtract(g_kin, nc, out=g_kin)
+        np.multiply(g_kin, mask_diff, out=g_kin)
+        np.matmul(g_kin, self._fold, out=g)
 
     def _set_rows(self, dist: DistanceResult) -> None:
         """Cost, step box, pair rows and head rows of this cycle's QP."""

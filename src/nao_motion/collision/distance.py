@@ -180,23 +180,31 @@ class DistanceWorkspace:
     :func:`capsule_capsule_distance` (or the other wrappers) every cycle.  The
     returned :attr:`result` is the same object on every call and its arrays are
     overwritten by each call.
+
+    ``leading_of``: a workspace for the leading ``n`` pairs of another one, whose end points,
+    radii and results it views (its scratch is its own): an owner that fills the other's
+    :attr:`ends` computes only those pairs when the others do not matter (the collision
+    filter's obstacle pairs while no obstacle is declared), the others' results left as they
+    were.
     """
 
-    def __init__(self, n: int):
+    def __init__(self, n: int, leading_of: "DistanceWorkspace | None" = None):
         n = int(n)
         if n < 0:
             raise ValueError(f"pair count must be >= 0, got {n}")
+        if leading_of is not None and not 0 <= n <= leading_of.n:
+            raise ValueError(f"the leading {n} pairs of a workspace of {leading_of.n}")
         self.n = n
         f8 = np.float64
         # Both shapes' axis end points stacked (rows p1, p2, q1, q2; homogeneous, the 4th column
         # unused): one call treats both shapes. An owner fills it (e.g. by one gather) and calls
         # compute_ends; compute copies its arguments in.
-        self.ends = np.ones((4, n, 4), f8)
+        self.ends = np.ones((4, n, 4), f8) if leading_of is None else leading_of.ends[:, :n]
         self._p1, self._p2 = self.ends[0, :, :3], self.ends[1, :, :3]
         self._q1, self._q2 = self.ends[2, :, :3], self.ends[3, :, :3]
         self._p12, self._q12 = self.ends[0:2, :, :3], self.ends[2:4, :, :3]
         #: Radii (2, n, 1): A's, then B's negated (B's surface point is its axis point minus n r2).
-        self.signed_radius_m = np.zeros((2, n, 1), f8)
+        self.signed_radius_m = np.zeros((2, n, 1), f8) if leading_of is None else leading_of.signed_radius_m[:, :n]
         # Rows of _dd: d1 = q1 - p1, d2 = q2 - p2, r = p1 - p2; _d12 views d1 and d2 as (2, n, 3).
         self._dd = np.empty((n, 3, 3), f8)
         self._d12, self._r = self._dd[:, 0:2].transpose(1, 0, 2), self._dd[:, 2]
@@ -205,6 +213,7 @@ class DistanceWorkspace:
         # a short axis); a, b, c, e, f are views into it (and b again as d2.d1, which the 2 x 2
         # minors below read), its first two rows as (2, 3, n).
         self._gram = np.empty((n, 3, 3), f8)
+        self._gram_diagonal = self._gram.reshape(n, 9)[:, 0:5:4]  # a, e
         g = self._gram.transpose(1, 2, 0)
         self._gram_rows = g
         self._a, self._b, self._c = g[0, 0], g[0, 1], g[0, 2]
@@ -216,23 +225,35 @@ class DistanceWorkspace:
         # Scalar scratch.
         self._tmp1 = np.empty(n, f8)
         self._t_free = np.empty(n, f8)
-        self._deg1 = np.empty(n, bool)
-        self._deg2 = np.empty(n, bool)
+        # Point segments, (n, 2): A's (a <= eps), B's (e <= eps), compared with the Gram matrix's
+        # diagonal view in one call. Segment lengths rarely change (a body shape's never, an
+        # obstacle's when it is declared): the Gram entries they override are kept as one mask
+        # (_point_overrides), rebuilt when the points change (_points_seen), and set in one call.
+        self._deg = np.zeros((n, 2), bool)
+        self._deg1, self._deg2 = self._deg[:, 0], self._deg[:, 1]
+        self._point_overrides = np.zeros((n, 3, 3), bool)
+        self._any_point = False
+        self._points_seen = self._deg.tobytes()
         self._mask = np.empty(n, bool)
         self._mask_col = self._mask[:, None]
         # Results: s and t stacked (2, n), the axis points and the surface points (2, n, 3) (one
-        # call of the core or an owner treats both shapes).
-        self._st = np.empty((2, n), f8)
+        # call of the core or an owner treats both shapes). Zeros until computed: an owner that
+        # computes only the leading pairs at times (``leading_of``) reads the others finite.
+        if leading_of is None:
+            self._st = np.zeros((2, n), f8)
+            self._axis_points = np.zeros((2, n, 3), f8)
+            self.points = np.zeros((2, n, 3), f8)
+            dist, normal, fallback = np.zeros(n, f8), np.zeros((n, 3), f8), np.zeros(n, bool)
+        else:
+            self._st, self._axis_points = leading_of._st[:, :n], leading_of._axis_points[:, :n]
+            self.points = leading_of.points[:, :n]
+            of = leading_of.result
+            dist, normal, fallback = of.distance_m[:n], of.normal[:n], of.normal_fallback[:n]
         s, t = self._st
         self._st_col = self._st[:, :, None]
-        dist = np.empty(n, f8)
-        self._axis_points = np.empty((2, n, 3), f8)
         axis_a, axis_b = self._axis_points
-        normal = np.empty((n, 3), f8)
         #: The closest points stacked, (2, n, 3): result.point_a and point_b are its views.
-        self.points = np.empty((2, n, 3), f8)
         point_a, point_b = self.points
-        fallback = np.empty(n, bool)
         self._dist_col = dist[:, None]
         self.result = DistanceResult(
             distance_m=dist, point_a=point_a, point_b=point_b, normal=normal,
@@ -335,7 +356,7 @@ def _compute(ws: DistanceWorkspace, eps_len2: float, eps_parallel: float, eps_no
     its number of numpy calls (about a microsecond each), hardly their sizes."""
     a, b, c, e, f = ws._a, ws._b, ws._c, ws._e, ws._f
     tmp1, t_free = ws._tmp1, ws._t_free
-    deg1, deg2, mask = ws._deg1, ws._deg2, ws._mask
+    mask = ws._mask
     res = ws.result
     s, t = res.s, res.t
 
@@ -348,17 +369,14 @@ def _compute(ws: DistanceWorkspace, eps_len2: float, eps_parallel: float, eps_no
     # Degenerate segments -> points, without branches: for a point A set
     # (a, b, c) = (1, 0, 0), which forces s = 0 through every formula below;
     # for a point B set (e, b, f) = (1, 0, 0), which gives t = 0 and
-    # s = clamp(-c / a).  Both points -> s = t = 0.
-    np.less_equal(a, eps_len2, out=deg1)
-    np.less_equal(e, eps_len2, out=deg2)
-    np.logical_or(deg1, deg2, out=mask)
-    if any_set(mask):
-        np.copyto(a, 1.0, where=deg1)
-        np.copyto(c, 0.0, where=deg1)
-        np.copyto(e, 1.0, where=deg2)
-        np.copyto(f, 0.0, where=deg2)
-        np.copyto(b, 0.0, where=mask)
-        np.copyto(ws._b21, 0.0, where=mask)
+    # s = clamp(-c / a).  Both points -> s = t = 0. (b is also d2.d1, b21.)
+    np.less_equal(ws._gram_diagonal, eps_len2, out=ws._deg)
+    points = ws._deg.tobytes()
+    if points != ws._points_seen:
+        ws._points_seen = points
+        _point_overrides(ws)
+    if ws._any_point:
+        np.copyto(ws._gram, _POINT_GRAM, where=ws._point_overrides)
 
     # s = clamp((b f - c e) / (a e - b^2)) unless parallel, where s = 0.
     g = ws._gram_rows
@@ -405,6 +423,22 @@ def _compute(ws: DistanceWorkspace, eps_len2: float, eps_parallel: float, eps_no
     np.add(ws.points, axis, out=ws.points)
     np.subtract(ws._dist_col, ws.signed_radius_m[0], out=ws._dist_col)
     np.add(ws._dist_col, ws.signed_radius_m[1], out=ws._dist_col)
+
+
+# The Gram entries of point segments: rows a b c / b21 e f (the third row is not read).
+_POINT_GRAM = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 0.0]])
+
+
+def _point_overrides(ws: DistanceWorkspace) -> None:
+    """Which Gram entries the point segments override: a and c of a point A, e and f of a
+    point B, b and b21 of either."""
+    deg1, deg2, overrides = ws._deg1, ws._deg2, ws._point_overrides
+    overrides.fill(False)
+    either = deg1 | deg2
+    overrides[:, 0, 0] = overrides[:, 0, 2] = deg1
+    overrides[:, 1, 1] = overrides[:, 1, 2] = deg2
+    overrides[:, 0, 1] = overrides[:, 1, 0] = either
+    ws._any_point = bool(either.any())
 
 
 def _fallback_normals(ws: DistanceWorkspace, eps_parallel: float) -> None:

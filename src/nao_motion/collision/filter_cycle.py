@@ -29,6 +29,7 @@ import numpy as np
 
 from ..model import NaoModel
 from .avoidance import AvoidanceConfig, AvoidanceResult, CollisionAvoidance
+from .distance import any_set
 from .reference import JointReference, Targets, Trajectory
 
 __all__ = ["CollisionFilterCycle", "SETTLED_RAD", "TAKE_OVER_IDLE_S"]
@@ -106,16 +107,27 @@ class CollisionFilterCycle:
         self.settled = False
         if robot_command is None:
             return
+        idle = self.reference.idle(TAKE_OVER_IDLE_S)
+        if not any_set(idle.take(indices, out=self._taken[: len(indices)])):
+            return  # all driven a moment ago (the arm swing's, every cycle): nothing to take
         taken = self._taken
         taken.fill(False)
         taken[indices] = True
-        taken &= self.reference.idle(TAKE_OVER_IDLE_S)
+        taken &= idle
         if robot_known is not None:
             taken &= robot_known
         taken &= robot_command != self.avoidance.command
         if taken.any():
             self.avoidance.take_over(robot_command, taken)
             self.reference.take_over(self.avoidance.command, taken)
+
+    def _moved_rad(self, q: np.ndarray) -> float:
+        """How far the command moved since the last cycle (rad, largest joint): asked only once
+        no motion is under way (walking, the arm swing always is)."""
+        change = self._change
+        np.subtract(q, change, out=change)  # the last command was kept here
+        np.abs(change, out=change)
+        return float(change.max())
 
     def cycle(self, now_s: float, stiffness: np.ndarray, q_measured: np.ndarray) -> AvoidanceResult | None:
         """The safe command at `now_s` for the joints' stiffness (0..1) and measured positions
@@ -127,11 +139,8 @@ class CollisionFilterCycle:
             return None
         wish = self.reference.sample(now_s, self.limp, q_measured)
         result = avoidance.step(wish, stiffness, q_measured)
-        change = self._change
-        np.subtract(result.q, change, out=change)  # the last command was kept here
-        np.abs(change, out=change)
-        self.settled = (self.result is not None and not self.reference.moving and not self.limp.any()
-                        and float(change.max()) <= SETTLED_RAD)
-        np.copyto(change, result.q)
+        self.settled = (self.result is not None and not self.reference.moving and not any_set(self.limp)
+                        and self._moved_rad(result.q) <= SETTLED_RAD)
+        np.copyto(self._change, result.q)  # the last command, for _moved_rad
         self.result = result
         return result

@@ -108,7 +108,9 @@ class PairDistances:
     computes the pairs and the obstacle pairs in one call of the distance core, from one
     gather (its cost is its numpy calls, hardly the number of pairs; an empty
     slot's distance is inf): ``all_result`` holds both, ``result`` (the pairs) and
-    ``obstacle_result`` are views of it. Without `obstacles` only the pairs are computed.
+    ``obstacle_result`` are views of it. While every slot is empty only the pairs are computed
+    (``rows_computed``), the obstacle pairs' distances inf. Without `obstacles` only the pairs
+    are computed.
     """
 
     def __init__(self, fk: ForwardKinematics, pairs: CollisionPairs, obstacles: ObstacleDistances | None = None):
@@ -151,6 +153,9 @@ class PairDistances:
         self._end_order = np.concatenate([2 * first, 2 * second, 2 * first + 1, 2 * second + 1])
         count = len(first)
         self.workspace = DistanceWorkspace(count)
+        #: The leading rows of ``all_result`` the last :meth:`compute` computed (with the layout of
+        #: obstacles and none declared, the pairs'; the others as they were).
+        self.rows_computed = count
         self._pair_ends = self.workspace.ends.reshape(-1, 4)
         self.workspace.signed_radius_m[0, :, 0] = r1
         self.workspace.signed_radius_m[1, :, 0] = np.negative(r2)
@@ -165,6 +170,11 @@ class PairDistances:
             self._unused = np.zeros(obstacles.n_pairs, dtype=bool)
             self._no_obstacles = ObstacleSlots(capacity)
             self._slots_seen: bytes | None = None  # the slots the gather's source holds
+            # With every slot empty (walking, mostly) only the pairs are computed: the obstacle
+            # pairs' distances stay inf, their other results as they were (finite, never read
+            # for an inactive row).
+            self._pairs_only = DistanceWorkspace(m, leading_of=self.workspace)
+            self._no_slot_used = True
 
     def compute(self, state: KinematicState, obstacles: ObstacleSlots | None = None) -> DistanceResult:
         """The pairs' distances (``result``), and with the layout of obstacles those to the
@@ -174,9 +184,13 @@ class PairDistances:
         if self.obstacles is not None:
             self._take_slots(obstacles if obstacles is not None else self._no_obstacles)
         self._end_rows.take(self._end_order, axis=0, out=self._pair_ends)
-        self.workspace.compute_ends()
-        if self.obstacles is not None:
-            np.copyto(self.obstacle_result.distance_m, np.inf, where=self._unused)
+        if self.obstacles is None:
+            self.workspace.compute_ends()
+            return self.result
+        workspace = self._pairs_only if self._no_slot_used else self.workspace
+        workspace.compute_ends()
+        self.rows_computed = workspace.n
+        np.copyto(self.obstacle_result.distance_m, np.inf, where=self._unused)
         return self.result
 
     def computed_with(self, obstacles: ObstacleSlots) -> bool:
@@ -197,6 +211,7 @@ class PairDistances:
         np.negative(self._slot_signed_radius, out=self._slot_signed_radius)
         obstacles.used.take(self.obstacles.pair_slot, out=self._slot_used)
         np.equal(self._slot_used, 0.0, out=self._unused)
+        self._no_slot_used = bool(self._unused.all())
 
     def at(self, q: np.ndarray) -> DistanceResult:
         """Distances at configuration q (runs the FK; for checks and tests, not the cycle)."""

@@ -18,6 +18,7 @@ malformed input raises :class:`~nao_motion.joint_input.JointInputError` saying w
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -25,6 +26,7 @@ import numpy as np
 
 from ..joint_input import MAX_COMMAND_POSITION_RAD, JointInputError, parse_joint_values
 from ..model import NaoModel
+from .distance import any_set
 
 
 # joint_targets with this header.frame_id (the walk's arm swing, re-sent every cycle) yield: they
@@ -75,10 +77,12 @@ def targets_of(model: NaoModel, indices: np.ndarray, positions: np.ndarray, velo
         speeds = np.asarray(velocities, dtype=float)
         if speeds.shape != (len(indices),):
             raise JointInputError(f"{len(indices)} joint names but {len(velocities)} velocity values")
-        if not np.all(np.isfinite(speeds) & (speeds > 0.0)):
+        # Python floats: the walk's arm swing comes every cycle, and np.all on two values costs
+        # more than the comparisons (NaN fails both).
+        if not all(0.0 < v < math.inf for v in speeds.tolist()):
             raise JointInputError(f"velocities must be finite and > 0 (speeds in rad/s), got {list(speeds)}")
         speeds = np.minimum(speeds, vmax)
-    clipped = np.clip(positions, model.lower[indices], model.upper[indices])
+    clipped = np.minimum(np.maximum(positions, model.lower[indices]), model.upper[indices])  # np.clip's checks cost more
     return Targets(indices, clipped, speeds)
 
 
@@ -116,6 +120,7 @@ class _Motion:
     times_s: np.ndarray  # (k,), from 0
     positions: np.ndarray  # (k, n)
     yields: bool = False  # the walk's arm swing: it gives way to the other motions (not_driven)
+    line: bool = False  # move_to's straight line of two points, its times and points its own (renewable)
 
     def __post_init__(self):
         self._value = np.empty(len(self.indices))
@@ -150,6 +155,10 @@ class JointReference:
         self.model = model
         self.q = model.zero_configuration()
         self._motions: list[_Motion] = []
+        # The last straight line that ended: the walk's arm swing re-sends its target every cycle,
+        # each line over by the next sample, and the next one reuses it (_renew).
+        self._ended_line: _Motion | None = None
+        self._taken = np.zeros(model.n_joints, dtype=bool)
         self._idle = np.zeros(model.n_joints, dtype=bool)
         self._moved = np.zeros(model.n_joints, dtype=bool)
         # When a motion last gave each joint's wish; inf: a motion added, not sampled yet.
@@ -159,6 +168,7 @@ class JointReference:
     def reset(self, q: np.ndarray) -> None:
         self.q[:] = q
         self._motions.clear()
+        self._ended_line = None
         self._driven_s.fill(-np.inf)
         self._sampled_s = -np.inf
 
@@ -182,13 +192,13 @@ class JointReference:
         For the walk's arm swing: a user's arm command reaches the filter as the walk computes
         its cycle, so the swing's target of that cycle can come after it, and would take the
         user's joint back (the walk leaves the arm to the user from its next cycle)."""
+        if all(motion.yields for motion in self._motions):  # walking with no user motion: every cycle
+            return targets
         moved = self._moved
         moved.fill(False)
         for motion in self._motions:
             if not motion.yields:
                 moved[motion.indices] = True
-        if not moved.any():  # walking with no user motion: every cycle
-            return targets
         keep = ~moved[targets.indices]
         if keep.all():
             return targets
@@ -200,14 +210,39 @@ class JointReference:
         """Straight line from `start` (the current command) to the targets; returns its duration (s).
         `yields`: the targets came through ``not_driven``, and later yielding targets may take
         their joints."""
-        delta = np.abs(targets.positions - start[targets.indices])
-        duration_s = float(np.max(delta / targets.speeds_rps))
+        begin = start[targets.indices]
+        delta = np.abs(targets.positions - begin)
+        duration_s = float((delta / targets.speeds_rps).max())
         if duration_s <= 0.0:
             self._add(_Motion(targets.indices, now_s, np.zeros(1), targets.positions[None, :], yields))
-        else:
-            points = np.stack([start[targets.indices], targets.positions])
-            self._add(_Motion(targets.indices, now_s, np.array([0.0, duration_s]), points, yields))
+        elif not self._renew(targets, begin, now_s, duration_s, yields):
+            points = np.stack([begin, targets.positions])
+            self._add(_Motion(targets.indices, now_s, np.array([0.0, duration_s]), points, yields, line=True))
         return duration_s
+
+    def _renew(self, targets: Targets, begin: np.ndarray, now_s: float, duration_s: float, yields: bool) -> bool:
+        """The straight line `begin` -> targets made of a line of the same joints without the
+        allocations (the walk's arm swing, re-sent every cycle): the newest motion restarted in
+        place (no older motion drives those joints: each added motion took its joints from the
+        older ones), or the last line that ended, added again. False: neither is such a line."""
+        indices = targets.indices.tobytes()
+        newest = self._motions[-1] if self._motions else None
+        if newest is not None and newest.line and newest.yields == yields and newest.indices.tobytes() == indices:
+            motion = newest
+        else:
+            motion = self._ended_line
+            if motion is None or motion.yields != yields or motion.indices.tobytes() != indices:
+                return False
+            self._ended_line = None
+        motion.start_s = now_s
+        motion.times_s[1] = duration_s
+        motion.positions[0] = begin
+        motion.positions[1] = targets.positions
+        if motion is newest:
+            self._driven_s[motion.indices] = np.inf
+        else:
+            self._add(motion)
+        return True
 
     def follow(self, trajectory: Trajectory, start: np.ndarray, start_s: float) -> float:
         """Interpolate `trajectory` from `start_s`, beginning at `start`; returns its duration (s)."""
@@ -219,16 +254,18 @@ class JointReference:
         return float(times[-1])
 
     def _add(self, motion: _Motion) -> None:
-        taken = np.zeros(self.model.n_joints, dtype=bool)
-        taken[motion.indices] = True
         self._driven_s[motion.indices] = np.inf
-        for older in self._motions:
-            older.release(taken)
+        if self._motions:
+            taken = self._taken
+            taken.fill(False)
+            taken[motion.indices] = True
+            for older in self._motions:
+                older.release(taken)
         self._motions = [m for m in self._motions if len(m.indices)] + [motion]
 
     def sample(self, now_s: float, hold: np.ndarray | None = None, hold_values: np.ndarray | None = None) -> np.ndarray:
         """The wish at `now_s` (the reference's buffer); `hold` joints wish `hold_values`."""
-        holding = hold is not None and hold.any()
+        holding = hold is not None and any_set(hold)
         if holding:
             for motion in self._motions:
                 motion.release(hold)
@@ -239,5 +276,8 @@ class JointReference:
         for motion in self._motions:
             self._driven_s[motion.indices] = now_s
         if holding or any(over):
+            for motion, done in zip(self._motions, over):
+                if done and motion.line and len(motion.indices):
+                    self._ended_line = motion
             self._motions = [m for m, done in zip(self._motions, over) if not done and len(m.indices)]
         return self.q

@@ -164,10 +164,11 @@ class CollisionFilterNode(Node):
         self.distance_image = MessageImage(Float64(), ["data"], [])
         self.markers = self._make_markers()
         self.last_markers_s = -np.inf
-        self.diagnostics = CycleDiagnostics(self, "collision_filter", self.model.cycle_time_s)
+        self.diagnostics = CycleDiagnostics(self, "collision_filter", self.model.cycle_time_s, self._diagnose)
         self.diagnostics.set_status(DiagnosticStatus.WARN, "waiting for joint_states")
         # Resting (the cycle settled), the command is repeated every KEEP_ALIVE_S for late joiners.
         self.last_publish_s = -np.inf
+        self.cycle_now_s = -np.inf  # the clock at this cycle: the motions taken at it (read once)
         self.motion_start_s = -np.inf  # of the motions taken at this cycle (the core's taken_motion_start_s)
         self.clock_watch = ClockWatch(self, "the motion under way stopped where it was")
         self.get_logger().info(
@@ -238,7 +239,7 @@ class CollisionFilterNode(Node):
                                       self.robot_command, self.robot_command_received)
             if stamp is not None:
                 self.robot_command_s = stamp_seconds(stamp)
-        fresh = abs(self._now_s() - self.robot_command_s) <= ROBOT_COMMAND_FRESH_S
+        fresh = abs(self.cycle_now_s - self.robot_command_s) <= ROBOT_COMMAND_FRESH_S
         return (self.robot_command if fresh else None), self.robot_command_received
 
     def on_joint_states(self, data: bytes) -> None:
@@ -266,7 +267,7 @@ class CollisionFilterNode(Node):
                 return
             cycle.start(self.measured)
             self.diagnostics.set_status(DiagnosticStatus.OK, "ok")
-        now_s = self._now_s()
+        now_s = self.cycle_now_s = self._now_s()
         if self.clock_watch.went_back(now_s):
             cycle.restart_clock()
             self.last_publish_s = self.last_markers_s = -np.inf
@@ -283,6 +284,13 @@ class CollisionFilterNode(Node):
         if result.outcome is not Outcome.SOLVED:
             throttled_warning(self, "outcome", f"collision filter: {result.reason}")
         self.diagnostics.record(start)
+
+    def _diagnose(self) -> None:
+        """The last solved cycle's figures, before each diagnostics publication (not formatted
+        every cycle)."""
+        result = self.cycle.result
+        if result is None:
+            return
         self.diagnostics.values.update({
             "closest_distance_m": f"{result.closest_distance_m:.4f}",
             "obstacles": self.filter.obstacles.count,
@@ -304,10 +312,11 @@ class CollisionFilterNode(Node):
         self.command_image.publish(self.command_pub)
         self.distance_image.set_floats(result.closest_distance_m)
         self.distance_image.publish(self.distance_pub)
-        if now_s - self.last_markers_s >= MARKER_PERIOD_S and self.marker_pub.get_subscription_count() > 0:
+        if now_s - self.last_markers_s >= MARKER_PERIOD_S:  # subscribers asked for at that rate, not every cycle
             self.last_markers_s = now_s
-            self._colour_markers(result.distances.distance_m)
-            self.marker_pub.publish(self.markers)
+            if self.marker_pub.get_subscription_count() > 0:
+                self._colour_markers(result.distances.distance_m)
+                self.marker_pub.publish(self.markers)
 
     # --- markers ----------------------------------------------------------------------------
     def _make_markers(self) -> MarkerArray:

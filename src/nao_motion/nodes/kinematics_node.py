@@ -33,7 +33,7 @@ from std_msgs.msg import String
 from ..joint_input import quoted
 from ..kinematics import ForwardKinematics
 from ..model import NaoModel
-from ..ros.cdr import ImuReader, JointStateReader
+from ..ros.cdr import ImuReader, JointStateReader, MessageImage
 from ..ros.conversions import IMU_ORIENTATION_ERROR, transform_stamped
 from ..ros.parameters import NAO_VERSION, ParameterSpec, declare_startup
 from ..ros.node_tools import (
@@ -107,8 +107,9 @@ class KinematicsNode(Node):
         footprint = transform_stamped("base_footprint", "base_link", np.eye(4), self._now())
         self.joints_image = self.tf.image(joint_transforms)
         self.with_footprint_image = self.tf.image(joint_transforms + [footprint])
-        self.com_msg = PointStamped()
-        self.com_msg.header.frame_id = "torso"
+        com = PointStamped()
+        com.header.frame_id = "torso"
+        self.com_image = MessageImage(com, ["point"], ["header.stamp"])
         self.diagnostics = CycleDiagnostics(self, "kinematics", 1.0 / self.params.values["publish_frequency"],
                                             holding="the last valid pose stays published")
         self.create_timer(0.1, self.check_stale)
@@ -213,9 +214,9 @@ class KinematicsNode(Node):
         image.values[:n, 3:] = state.joint_local_quaternions(self.fk.axes_local)
         image.set_stamp(stamp)
         self.tf.send(image)
-        self.com_msg.header.stamp = stamp
-        self.com_msg.point.x, self.com_msg.point.y, self.com_msg.point.z = state.com_torso_m.tolist()
-        self.com_pub.publish(self.com_msg)
+        self.com_image.set_floats(state.com_torso_m)
+        self.com_image.set_stamp(stamp.sec, stamp.nanosec)
+        self.com_image.publish(self.com_pub)
 
 
 def main(args=None) -> None:
