@@ -103,6 +103,7 @@ class ArmSwing:
             target[1] = self._from_rad[1] + s * (-end_left - self._from_rad[1])
         target *= self.enabled
         target -= self.offsets_rad
-        np.clip(target, -self._max_change_rad, self._max_change_rad, out=target)
+        np.maximum(target, -self._max_change_rad, out=target)  # np.clip, without its Python wrapper
+        np.minimum(target, self._max_change_rad, out=target)
         self.offsets_rad += target
         return self.offsets_rad

@@ -52,6 +52,8 @@ class ComFeedback:
     def apply(self, controller: PreviewController, measured_com_xy_m) -> None:
         cfg = self.config
         np.subtract(measured_com_xy_m, controller.state[0], out=self.error_m)
-        np.clip(self.error_m, -cfg.max_error_m, cfg.max_error_m, out=self._correction)
+        # np.maximum and np.minimum: np.clip's Python wrapper costs several times the two ufuncs.
+        np.maximum(self.error_m, -cfg.max_error_m, out=self._correction)
+        np.minimum(self._correction, cfg.max_error_m, out=self._correction)
         self._correction *= cfg.gain
         controller.state[0] += self._correction

@@ -61,7 +61,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
-from functools import cached_property
 from enum import Enum
 from typing import Protocol
 
@@ -336,22 +335,32 @@ class _Measurement:
     """The robot as the balancer models it this cycle: torso pose (wb_world) + FK of joint_states.
 
     The soles and the CoM in wb_world are computed when first asked for: a cycle standing still
-    needs neither (its odometry reads the FK itself), a walk's start and its cycles do."""
+    needs neither (its odometry reads the FK itself), a walk's start and its cycles do. (Plain
+    attributes, not ``functools.cached_property``, whose lookup costs more than the product.)"""
+
+    __slots__ = ("_fk", "_state", "_torso", "_left", "_right", "_com")
 
     def __init__(self, fk: ForwardKinematics, state: KinematicState, torso_world: np.ndarray):
         self._fk, self._state, self._torso = fk, state, torso_world
+        self._left = self._right = self._com = None
 
-    @cached_property
+    @property
     def left_sole_world(self) -> np.ndarray:  # 4x4
-        return self._torso @ self._fk.pose(self._state, "l_sole")
+        if self._left is None:
+            self._left = self._torso @ self._fk.pose(self._state, "l_sole")
+        return self._left
 
-    @cached_property
+    @property
     def right_sole_world(self) -> np.ndarray:  # 4x4
-        return self._torso @ self._fk.pose(self._state, "r_sole")
+        if self._right is None:
+            self._right = self._torso @ self._fk.pose(self._state, "r_sole")
+        return self._right
 
-    @cached_property
+    @property
     def com_world_m(self) -> np.ndarray:
-        return self._torso[:3, :3] @ self._state.com_torso_m + self._torso[:3, 3]
+        if self._com is None:
+            self._com = self._torso[:3, :3] @ self._state.com_torso_m + self._torso[:3, 3]
+        return self._com
 
 
 class WalkController:
@@ -396,6 +405,8 @@ class WalkController:
         self._torso_odom = np.eye(4)  # the balancer's torso in odom, for step recovery's heading; refilled
         self.planned_start: dict[Leg, Pose2D] = {}  # each foot at the walk's start: as planned, as held
         self.actual_start: dict[Leg, Pose2D] = {}
+        # start_from_actual_feet's last (steps, feet, planned_start, actual_start, its result)
+        self._rebased: tuple = (None, None, None, None, None)
         self.imu_yaw = ImuYaw()  # this cycle's yaw: the IMU's orientation, or its gyro integrated
         self.heading_corrected = False  # this walk started with a fresh IMU yaw
         self.heading_from_gyro = False  # ... and it is the integrated gyro's
@@ -542,7 +553,7 @@ class WalkController:
         if not odometry.started:  # where the odometry has the robot until now: odom is the planner's frame
             odometry.reset(self.odom_from_world @ inputs.torso_world, state)
         attitude = self.imu_yaw.attitude if self.imu_yaw.fresh else None
-        forces = inputs.fsr_total_n if np.all(now_s - inputs.fsr_s <= stale_s) else None
+        forces = inputs.fsr_total_n if now_s - min(inputs.fsr_s.tolist()) <= stale_s else None
         odometry.update(state, attitude, forces)
 
     def _sensed_soles(self) -> dict[Leg, Pose2D]:
@@ -554,7 +565,7 @@ class WalkController:
     def _measure(self, inputs: WalkInputs) -> _Measurement | None:
         stale_s, now_s = self.config.stale_timeout_s, inputs.time_s
         if (now_s - inputs.torso_s > stale_s or now_s - inputs.states_s > stale_s
-                or not np.all(inputs.q_received[self.required])):
+                or not inputs.q_received[self.required].all()):
             return None
         return _Measurement(self.fk, self.fk.compute(inputs.q_measured, out=self._measured_state), inputs.torso_world)
 
@@ -897,7 +908,15 @@ class WalkController:
         if self.heading_corrected and not fresh:
             self.outputs.warnings.append(("heading", "imu or torso pose stale: the heading correction holds"))
         imu_yaw = self.imu_yaw.yaw_rad if self.heading_corrected and fresh else None
-        steps, feet = start_from_actual_feet(steps, feet, self.planned_start, self.actual_start)
+        # Rebased only when the plan, its planted feet or the walk's start changed: the rebased
+        # steps then stay the same objects, which the heading correction and the phases' cache
+        # recognise by identity.
+        memo = self._rebased
+        if not (memo[0] is steps and memo[1] == feet and memo[2] is self.planned_start
+                and memo[3] is self.actual_start):
+            memo = self._rebased = (steps, feet, self.planned_start, self.actual_start,
+                                    start_from_actual_feet(steps, feet, self.planned_start, self.actual_start))
+        steps, feet = memo[4]
         sensed = None
         # The sensed soles only serve the position correction (off by default, on after a recovery
         # step, not while the robot still rocks on a sole): not every cycle for nothing.

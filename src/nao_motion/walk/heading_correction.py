@@ -112,6 +112,7 @@ class HeadingCorrection:
     def reset(self, feet: FeetState, imu_yaw_rad: float, model_yaw_rad: float) -> None:
         """Start a walk from the planner's planted ``feet``: no correction, the yaws' reference."""
         self.correction = IDENTITY  # executed_from_planned
+        self._inverse = (IDENTITY, IDENTITY)  # (C, C's inverse)
         self.position_gain = self.config.position_gain
         self.heading_error_rad = 0.0
         self._yaw_offset_rad = imu_yaw_rad - model_yaw_rad
@@ -134,7 +135,9 @@ class HeadingCorrection:
     def planned_from_executed(self, pose: Pose2D) -> Pose2D:
         """A pose measured in the executed plane (the balancer's, through ``world_from_odom``) in
         the planner's odometry plane."""
-        return (self.correction.inverse() * pose).normalized()
+        if self._inverse[0] is not self.correction:  # C changes at lift-offs, read twice a cycle
+            self._inverse = (self.correction, self.correction.inverse())
+        return (self._inverse[1] * pose).normalized()
 
     def shift(self, dx_m: float, dy_m: float) -> None:
         """Translate every pose not yet reached (``walk.step_recovery``), from the next ``update``.
