@@ -76,7 +76,7 @@ from ..spatial import inverse, with_yaw, yaw_of
 from ..wholebody.balancer import WalkReference
 from .arm_swing import ARM_SWING_JOINTS
 from .balancer_reference import balancer_reference, world_from_odom
-from .heading_correction import HeadingCorrection, HeadingCorrectionConfig
+from .heading_correction import HeadingCorrection, HeadingCorrectionConfig, planned_pose
 from .imu_yaw import ImuYaw
 from .landing import Landing
 from .leg_odometry import SOLES, LegOdometry
@@ -309,10 +309,7 @@ class WalkOutputs:
     move_init: bool = False  # send moveInit's targets (the initialization movement starts)
     # New references this cycle (None: nothing to send): the balancer's, in wb_world ...
     reference: WalkReference | None = None
-    # ... the planned ZMP (z = 0) and CoM in odom (the sensed odometry's frame: mapped from the
-    # plan's through where the sensed feet were at the walk's start) ...
-    zmp_odom_m: np.ndarray = field(default_factory=lambda: np.zeros(3))
-    com_planned_odom_m: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    # ... the planned ZMP (z = 0) and CoM in odom (``zmp_odom_m``, ``com_planned_odom_m``, below) ...
     # ... and the shoulders' targets (rad, ARM_SWING_JOINTS order) for the arms in arm_swing_arms.
     arm_swing_arms: tuple[int, ...] = ()
     arm_swing_rad: np.ndarray = field(default_factory=lambda: np.zeros(2))
@@ -329,6 +326,35 @@ class WalkOutputs:
     hold_step: bool = False
     # (key, text) of what went wrong this cycle, for a throttled log.
     warnings: list[tuple[str, str]] = field(default_factory=list)
+    # The last references' planned ZMP (x, y) and CoM (x, y, z) in the executed plane, with the
+    # transforms to odom they had then (odom_from_planned, executed_to_planned): mapped when first
+    # read, as only plotting reads them (None: mapped already).
+    _planned: tuple | None = field(default=None, repr=False)
+    _zmp_odom_m: np.ndarray = field(default_factory=lambda: np.zeros(3), repr=False)
+    _com_planned_odom_m: np.ndarray = field(default_factory=lambda: np.zeros(3), repr=False)
+
+    @property
+    def zmp_odom_m(self) -> np.ndarray:
+        """The last references' planned ZMP (z = 0) in odom: the sensed odometry's frame, mapped
+        from the plan's through where the sensed feet were at the walk's start."""
+        self._map_planned()
+        return self._zmp_odom_m
+
+    @property
+    def com_planned_odom_m(self) -> np.ndarray:
+        """The last references' planned CoM in odom (as ``zmp_odom_m``)."""
+        self._map_planned()
+        return self._com_planned_odom_m
+
+    def _map_planned(self) -> None:
+        if self._planned is None:
+            return
+        (zmp_x, zmp_y), (com_x, com_y, com_z), odom_from_planned, executed_to_planned = self._planned
+        self._planned = None
+        zmp = odom_from_planned * planned_pose(executed_to_planned, Pose2D(zmp_x, zmp_y, 0.0))
+        com = odom_from_planned * planned_pose(executed_to_planned, Pose2D(com_x, com_y, 0.0))
+        self._zmp_odom_m[:] = (zmp.x, zmp.y, 0.0)
+        self._com_planned_odom_m[:] = (com.x, com.y, com_z)
 
 
 class _Measurement:
@@ -476,6 +502,13 @@ class WalkController:
                 if self.model.has_joint(name) and speed > 0.0 and math.isfinite(target):
                     duration_s = max(duration_s, abs(target - q_measured[self.model.joint_index(name)]) / speed)
         return duration_s
+
+    @property
+    def reads_command(self) -> bool:
+        """Whether the next cycle reads the whole body's command (``WalkInputs.q_commanded``): it
+        anchors the plan and starts a walk from it only while idle or holding a plan's start; a
+        walk under way never reads it."""
+        return self.state is WalkState.IDLE or self.state.holds_start
 
     def arm_swinging(self, arm: int, now_s: float) -> bool:
         return self.config.arms_enabled[arm] and now_s >= self.user_arm_until_s[arm]
@@ -653,7 +686,7 @@ class WalkController:
     def _protection(self, inputs: WalkInputs) -> str | None:
         cfg, now_s = self.config, inputs.time_s
         if cfg.foot_contact_protection:
-            if now_s - float(inputs.fsr_s.min()) > cfg.stale_timeout_s:
+            if now_s - min(inputs.fsr_s.tolist()) > cfg.stale_timeout_s:
                 return "no fresh fsr/left and fsr/right (foot contact protection)"
             total_n = float(inputs.fsr_total_n[0] + inputs.fsr_total_n[1])
             if total_n >= cfg.foot_contact_min_force_n:
@@ -666,7 +699,7 @@ class WalkController:
                             f"{cfg.foot_contact_min_force_n} N (foot contact protection)")
         if cfg.stiffness_protection:
             legs = inputs.stiffness.take(self.leg_indices, out=self._leg_stiffness)
-            if legs.min() <= MIN_LEG_STIFFNESS:
+            if np.minimum.reduce(legs) <= MIN_LEG_STIFFNESS:  # (ndarray.min: the same, through a wrapper)
                 weakest = int(np.argmin(legs))
                 name = self.model.joint_names[self.leg_indices[weakest]]
                 return f"{name} stiffness {legs[weakest]:.2f} <= {MIN_LEG_STIFFNESS} (stiffness protection)"
@@ -780,8 +813,7 @@ class WalkController:
 
     def _walk_cycle(self, inputs: WalkInputs, steps, feet: FeetState, measurement: _Measurement | None) -> None:
         now_s, gen, out = inputs.time_s, self.generator, self.outputs
-        free = [self.arm_swinging(i, now_s) for i in range(2)]
-        gen.arms.set_enabled(*free)
+        gen.arms.set_enabled(self.arm_swinging(0, now_s), self.arm_swinging(1, now_s))
         self.dcm.fresh = False
         if measurement is not None:
             gen.feed_back_com(self._odom_point(measurement.com_world_m)[:2])
@@ -930,11 +962,8 @@ class WalkController:
         out.reference = self.last_reference = balancer_reference(gen_out, self.world_from_odom)
         # The generator works on the executed (heading-corrected) steps: back into the plan's
         # frame, then into odom, where the sensed odometry (and rviz's fixed frame) has the robot.
-        to_odom, to_plan = self.sensed_from_planned, self.heading.planned_from_executed
-        zmp = to_odom * to_plan(Pose2D(float(gen_out.zmp_m[0]), float(gen_out.zmp_m[1]), 0.0))
-        com = to_odom * to_plan(Pose2D(float(gen_out.com_m[0]), float(gen_out.com_m[1]), 0.0))
-        out.zmp_odom_m[:] = (zmp.x, zmp.y, 0.0)
-        out.com_planned_odom_m[:] = (com.x, com.y, gen_out.com_m[2])
+        out._planned = (gen_out.zmp_m.tolist(), gen_out.com_m.tolist(), self.sensed_from_planned,
+                        self.heading.executed_to_planned)
 
     def _arm_swing(self, offsets_rad: np.ndarray, now_s: float) -> None:
         """Swing the arms the user leaves alone; a disabled arm until its offset has faded out."""

@@ -61,7 +61,7 @@ from ..footsteps.footstep import FeetState, Footstep, Leg
 from ..footsteps.pose2d import Pose2D, normalize_angle
 from .step_phase import StepPhases
 
-__all__ = ["HeadingCorrection", "HeadingCorrectionConfig", "rotation_about"]
+__all__ = ["HeadingCorrection", "HeadingCorrectionConfig", "planned_pose", "rotation_about"]
 
 IDENTITY = Pose2D(0.0, 0.0, 0.0)
 
@@ -93,6 +93,12 @@ class HeadingCorrectionConfig:
 
 def _same_step(a: Footstep, b: Footstep | None) -> bool:
     return b is not None and a.leg is b.leg and a.start_s == b.start_s
+
+
+def planned_pose(executed_to_planned: Pose2D, pose: Pose2D) -> Pose2D:
+    """A pose of the executed plane in the planner's, by ``HeadingCorrection.executed_to_planned``
+    (as it was when the pose was executed)."""
+    return (executed_to_planned * pose).normalized()
 
 
 def rotation_about(x_m: float, y_m: float, angle_rad: float) -> Pose2D:
@@ -132,12 +138,17 @@ class HeadingCorrection:
         """The heading turned into the executed steps so far (minus the measured error, when caught up)."""
         return self.correction.theta
 
+    @property
+    def executed_to_planned(self) -> Pose2D:
+        """C's inverse: the executed plane -> the planner's odometry plane (``planned_pose``)."""
+        if self._inverse[0] is not self.correction:  # C changes at lift-offs only
+            self._inverse = (self.correction, self.correction.inverse())
+        return self._inverse[1]
+
     def planned_from_executed(self, pose: Pose2D) -> Pose2D:
         """A pose measured in the executed plane (the balancer's, through ``world_from_odom``) in
         the planner's odometry plane."""
-        if self._inverse[0] is not self.correction:  # C changes at lift-offs, read twice a cycle
-            self._inverse = (self.correction, self.correction.inverse())
-        return (self._inverse[1] * pose).normalized()
+        return planned_pose(self.executed_to_planned, pose)
 
     def shift(self, dx_m: float, dy_m: float) -> None:
         """Translate every pose not yet reached (``walk.step_recovery``), from the next ``update``.
