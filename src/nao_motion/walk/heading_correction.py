@@ -263,7 +263,7 @@ class HeadingCorrection:
         if (old_feet.left, old_feet.right, old_feet.last_moved) != (feet.left, feet.right, feet.last_moved) \
                 or len(old_steps) != len(steps):
             return False
-        return all(a is b or a == b for a, b in zip(old_steps, steps))
+        return old_steps is steps or all(a is b or a == b for a, b in zip(old_steps, steps))
 
     def _execute(self, steps: Sequence[Footstep], feet: FeetState) -> tuple[tuple[Footstep, ...], FeetState]:
         if self.correction == IDENTITY and all(c == IDENTITY for c in self._leg_correction.values()):
