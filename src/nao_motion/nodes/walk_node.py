@@ -609,11 +609,12 @@ class WalkNode(Node):
             self.torso_reference_pub.publish(self.torso_reference_msg)
         self.com_reference_image.publish(self.com_reference_pub)
         self.foot_references_image.publish(self.foot_references_pub)
-        for publisher, msg, point in ((self.zmp_pub, self.zmp_msg, out.zmp_odom_m),
-                                      (self.com_pub, self.com_msg, out.com_planned_odom_m)):
-            if publisher.get_subscription_count() > 0:  # plotting topics: only for a listener
+        # Plotting topics: only for a listener (the controller maps their points when read).
+        for publisher, msg, point in ((self.zmp_pub, self.zmp_msg, "zmp_odom_m"),
+                                      (self.com_pub, self.com_msg, "com_planned_odom_m")):
+            if publisher.get_subscription_count() > 0:
                 msg.header.stamp = stamp = stamp or time_msg(out.time_s)
-                set_vector_fields(msg.point, point)
+                set_vector_fields(msg.point, getattr(out, point))
                 publisher.publish(msg)
         if self.marker_pub.get_subscription_count() == 0:
             self.trail.clear()
