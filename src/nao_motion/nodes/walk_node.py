@@ -10,7 +10,8 @@ header stamp t (the node's clock if unstamped). Odometry and arm swing carry t; 
 robot's next ``joint_states`` arrives.
 ``imu``, ``fsr/*``, ``whole_body/torso_pose`` and ``joint_commands`` are sampled (the newest
 message when the cycle runs, ``nao_motion.ros.sampled``); a value counts from the cycle that
-first read it. Plans, user commands, stiffness and services are ordinary callbacks. Without
+first read it (``joint_commands`` is decoded only while no walk runs: a walk under way does not
+read it). Plans, user commands, stiffness and services are ordinary callbacks. Without
 ``joint_states`` nothing is published but the diagnostics, which say so (checked every 0.5 s).
 
 | kind | name | type | meaning |
@@ -18,7 +19,7 @@ first read it. Plans, user commands, stiffness and services are ordinary callbac
 | sub | `footsteps/plan` | std_msgs/Float64MultiArray (transient local) | the planner's planted feet and steps (its own frame, ``footstep_plan``: where the robot was commanded); a malformed plan is ignored (the last good one is kept) |
 | sub | `whole_body/torso_pose` | geometry_msgs/PoseStamped | the torso in ``wb_world`` (the balancer's model): with FK of `joint_states`, where the feet and the CoM are |
 | sub | `joint_states` | sensor_msgs/JointState | measured angles (FK: feet, CoM, base_footprint); each message runs one cycle, at its stamp |
-| sub | `joint_commands` | sensor_msgs/JointState | the whole-body node's command: with its torso pose, where it holds the soles, which a walk's first foot references start from |
+| sub | `joint_commands` | sensor_msgs/JointState | the whole-body node's command: with its torso pose, where it holds the soles, which a walk's first foot references start from (decoded only while no walk runs) |
 | sub | `imu` | sensor_msgs/Imu | torso orientation: its yaw against the balancer's torso yaw is the heading the feet lost, which the walk turns into the steps it executes (``heading_correction``); an IMU without orientation (``orientation_covariance[0]`` = -1, nao_lola's): its angular velocity, integrated about the vertical (``walk.imu_yaw``; the bias learnt while standing) |
 | sub | `fsr/left`, `fsr/right` | std_msgs/Float32MultiArray | 4 forces per foot, N (foot contact protection; which foot supports, for the odometry) |
 | sub | `joint_stiffness` | sensor_msgs/JointState | stiffness 0..1 in `effort`; empty names with one value: every joint (stiffness protection) |
@@ -100,6 +101,7 @@ from ..ros.conversions import (
     IMU_ORIENTATION_ERROR,
     pose_matrix_of,
     set_vector_fields,
+    stamp_parts,
     stamp_seconds,
     time_msg,
     transform_stamped,
@@ -260,6 +262,7 @@ class WalkNode(Node):
         self.torso_reader, self.imu_reader = StampedFloatsReader(POSE_FLOATS), ImuReader()
         self.torso_values: list[float] | None = None  # the pose in inputs.torso_world, as received
         self.commands_tail = b""  # the bytes after the stamp of the command in inputs.q_commanded
+        self.pending_command: bytes | None = None  # the newest joint_commands, not decoded yet
         self.commands_sub = SampledSubscription(self, JointState, "joint_commands", raw=True)
         self.imu_sub = SampledSubscription(self, Imu, "imu", raw=True)
         self.fsr_subs = [SampledSubscription(self, Float32MultiArray, f"fsr/{side}", raw=True) for side in ("left", "right")]
@@ -371,11 +374,18 @@ class WalkNode(Node):
                     inputs.torso_world[:], self.torso_values = torso, values
                 inputs.torso_s = now_s
         data = self.commands_sub.take_latest()
-        # Standing, the whole body commands the same joints cycle after cycle: only the stamp
-        # (which the walk does not use) changes, and the same command is not decoded again.
-        if data is not None and (tail := after_stamp(data)) != self.commands_tail:
-            if merge_joint_state(self, "joint_commands", self.commands_reader, data, inputs.q_commanded,
-                                 inputs.commanded_received, self.diagnostics) is not None:
+        if data is not None:
+            self.pending_command = data
+        # A walk under way does not read the whole body's command (``reads_command``): the newest
+        # is decoded when the walk next does. Standing, the whole body commands the same joints
+        # cycle after cycle: only the stamp (which the walk does not use) changes, and the same
+        # command is not decoded again.
+        data = self.pending_command
+        if data is not None and self.controller.reads_command:
+            self.pending_command = None
+            if (tail := after_stamp(data)) != self.commands_tail and merge_joint_state(
+                    self, "joint_commands", self.commands_reader, data, inputs.q_commanded,
+                    inputs.commanded_received, self.diagnostics) is not None:
                 self.commands_tail = tail
         data = self.imu_sub.take_latest()
         if data is not None:
@@ -392,14 +402,14 @@ class WalkNode(Node):
             if data is None:
                 continue
             try:
-                forces = self.fsr_reader.read(data)
+                forces = self.fsr_reader.read(data).tolist()  # four floats: Python's arithmetic is cheaper
             except ValueError:
                 forces = None
             if forces is None or not plausible_fsr(forces, self.max_fsr_force_n):
                 self._refuse_sensor(sub.topic, f"expected 4 forces (N) in [{MIN_FSR_FORCE_N:g}, "
                                                f"{self.max_fsr_force_n:.0f}]")
                 continue
-            inputs.fsr_total_n[i], inputs.fsr_s[i] = float(forces.sum(dtype=np.float64)), now_s
+            inputs.fsr_total_n[i], inputs.fsr_s[i] = forces[0] + forces[1] + forces[2] + forces[3], now_s
 
     def _refuse_sensor(self, topic: str, reason: str) -> None:
         throttled_warning(self, topic, f"{topic} ignored: {reason}")
@@ -545,7 +555,7 @@ class WalkNode(Node):
         if out.ended:
             self.get_logger().info(f"walk ended: {out.reason}")
         if out.reference is not None:
-            self._publish_references(out, stamp)
+            self._publish_references(out)
         if out.arm_swing_arms:
             image, indices = self.arm_images[out.arm_swing_arms]
             image.set_floats(out.arm_swing_rad[indices])
@@ -574,36 +584,42 @@ class WalkNode(Node):
                 self.move_init.reached.set_result(False)  # nothing to check the posture with
 
     # --- outputs ------------------------------------------------------------------------------
-    def _publish_references(self, out: WalkOutputs, stamp) -> None:
+    def _publish_references(self, out: WalkOutputs) -> None:
         """The references, the planned ZMP and CoM: stamped with the cycle they are for."""
-        stamp = time_msg(out.time_s)
+        sec, nanosec = stamp_parts(out.time_s)
         ref = out.reference
         self.com_reference_image.set_floats(ref.com_world_m)
-        self.com_reference_image.set_stamp(stamp.sec, stamp.nanosec)
+        self.com_reference_image.set_stamp(sec, nanosec)
         for values, sole in zip(self.foot_values, (ref.left_sole_world, ref.right_sole_world)):
             values[:3] = sole[:3, 3]
             values[3:] = quaternion_xyzw_from_rotation(sole[:3, :3])
         self.foot_references_image.set_floats(self.foot_values.ravel())
-        self.foot_references_image.set_stamp(stamp.sec, stamp.nanosec)
-        self.torso_reference_msg.header.stamp = stamp
-        self.torso_reference_msg.vector.x, self.torso_reference_msg.vector.y = ref.torso_tilt_rad
+        self.foot_references_image.set_stamp(sec, nanosec)
         # The support first: the whole-body node runs its cycle once the COM and the feet of this
         # cycle (same stamp) have arrived, with the support it has then.
         if ref.support != self.support_msg.data or out.time_s - self.support_sent_s >= SUPPORT_PERIOD_S:
             self.support_msg.data, self.support_sent_s = ref.support, out.time_s
             self.support_pub.publish(self.support_msg)
+        # The messages below are filled only when sent: most cycles send none of them.
+        stamp = None
         if ref.torso_tilt_rad != (0.0, 0.0):  # upright is the whole body's default: nothing to send
+            stamp = time_msg(out.time_s)
+            self.torso_reference_msg.header.stamp = stamp
+            self.torso_reference_msg.vector.x, self.torso_reference_msg.vector.y = ref.torso_tilt_rad
             self.torso_reference_pub.publish(self.torso_reference_msg)
         self.com_reference_image.publish(self.com_reference_pub)
         self.foot_references_image.publish(self.foot_references_pub)
-        self.zmp_msg.header.stamp = self.com_msg.header.stamp = stamp
-        set_vector_fields(self.zmp_msg.point, out.zmp_odom_m)
-        set_vector_fields(self.com_msg.point, out.com_planned_odom_m)
-        publish_if_subscribed(self.zmp_pub, self.zmp_msg)
-        publish_if_subscribed(self.com_pub, self.com_msg)
+        # Plotting topics: only for a listener (the controller maps their points when read).
+        for publisher, msg, point in ((self.zmp_pub, self.zmp_msg, "zmp_odom_m"),
+                                      (self.com_pub, self.com_msg, "com_planned_odom_m")):
+            if publisher.get_subscription_count() > 0:
+                msg.header.stamp = stamp = stamp or time_msg(out.time_s)
+                set_vector_fields(msg.point, getattr(out, point))
+                publisher.publish(msg)
         if self.marker_pub.get_subscription_count() == 0:
             self.trail.clear()
             return
+        stamp = stamp or time_msg(out.time_s)
         com = out.com_planned_odom_m
         self.trail.append(Point(x=float(com[0]), y=float(com[1]), z=float(com[2])))
         del self.trail[:-TRAIL_POINTS]
@@ -629,9 +645,10 @@ class WalkNode(Node):
         tf.values[0, :] = v[:7]
         tf.set_stamp(stamp)
         self.tf.send(tf)
-        self.com_measured_msg.header.stamp = stamp
-        set_vector_fields(self.com_measured_msg.point, out.com_measured_odom_m)
-        publish_if_subscribed(self.com_measured_pub, self.com_measured_msg)
+        if self.com_measured_pub.get_subscription_count() > 0:  # a plotting topic: only for a listener
+            self.com_measured_msg.header.stamp = stamp
+            set_vector_fields(self.com_measured_msg.point, out.com_measured_odom_m)
+            self.com_measured_pub.publish(self.com_measured_msg)
 
     def _publish_active(self, now_s: float) -> None:
         self.active_msg.data = self.controller.state is not WalkState.IDLE
@@ -676,12 +693,6 @@ class WalkNode(Node):
             marker("com", Marker.SPHERE, (1.0, 0.8, 0.0, 0.9), 0.02),
             marker("com_path", Marker.LINE_STRIP, (1.0, 0.8, 0.0, 0.6), 0.003),
         ])
-
-
-def publish_if_subscribed(publisher, msg) -> None:
-    """The walk's plotting topics cost a conversion each cycle: only for a listener."""
-    if publisher.get_subscription_count() > 0:
-        publisher.publish(msg)
 
 
 def main(args=None) -> None:

@@ -76,33 +76,33 @@ class ArmSwing:
     def __init__(self, config: ArmSwingConfig, dt_s: float):
         self.config = config
         self._max_change_rad = config.max_rate_radps * dt_s
-        self.enabled = np.ones(2)  # 1.0 / 0.0 per arm: multiplies the target
+        self.enabled = (1.0, 1.0)  # 1.0 / 0.0 per arm: multiplies the target
         self.offsets_rad = np.zeros(2)  # the output buffer (copy to keep)
-        self._from_rad = np.zeros(2)
-        self._target_rad = np.zeros(2)
+        self._from_rad = (0.0, 0.0)  # the offsets when the step in progress began
         self._step_start_s: float | None = None
 
     def set_enabled(self, left: bool, right: bool) -> None:
         """NAOqi's setMoveArmsEnabled(left, right)."""
-        self.enabled[0], self.enabled[1] = float(left), float(right)
+        self.enabled = (float(left), float(right))
 
     def update(self, step: Footstep | None, swing_phase: float) -> np.ndarray:
         """Offsets for the step in progress (None: none) at its swing phase."""
-        target = self._target_rad
+        # Two arms: Python floats (each operation rounded as numpy's elementwise one), not ufunc calls.
         if step is None:
             self._step_start_s = None
-            target[:] = 0.0
+            left, right = 0.0, 0.0
         else:
             if step.start_s != self._step_start_s:
                 self._step_start_s = step.start_s
-                self._from_rad[:] = self.offsets_rad
+                self._from_rad = tuple(self.offsets_rad.tolist())
             a = swing_amplitude_rad(step, self.config)
             end_left = a if step.leg is Leg.LEFT else -a
             s = horizontal_scaling(swing_phase)
-            target[0] = self._from_rad[0] + s * (end_left - self._from_rad[0])
-            target[1] = self._from_rad[1] + s * (-end_left - self._from_rad[1])
-        target *= self.enabled
-        target -= self.offsets_rad
-        np.clip(target, -self._max_change_rad, self._max_change_rad, out=target)
-        self.offsets_rad += target
-        return self.offsets_rad
+            from_left, from_right = self._from_rad
+            left = from_left + s * (end_left - from_left)
+            right = from_right + s * (-end_left - from_right)
+        offsets, limit = self.offsets_rad, self._max_change_rad
+        (enabled_left, enabled_right), (offset_left, offset_right) = self.enabled, offsets.tolist()
+        offsets[0] = offset_left + min(max(left * enabled_left - offset_left, -limit), limit)
+        offsets[1] = offset_right + min(max(right * enabled_right - offset_right, -limit), limit)
+        return offsets

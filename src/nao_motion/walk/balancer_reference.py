@@ -10,6 +10,8 @@ carried by ``WalkReference``: the arm-swing offsets (joint targets of their own)
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import spatial
@@ -19,10 +21,20 @@ from .pattern_generator import WalkOutput
 
 __all__ = ["sole_transform", "pose_transform", "world_from_odom", "balancer_reference"]
 
+_IDENTITY = np.eye(4)
+_IDENTITY.setflags(write=False)
 
-def sole_transform(sole: np.ndarray) -> np.ndarray:
+
+def _sole_rows(sole) -> list[list[float]]:
+    """The 4x4 of a sole (x_m, y_m, z_m, yaw_rad) as nested lists."""
+    x, y, z, yaw = sole
+    c, s = math.cos(yaw), math.sin(yaw)
+    return [[c, -s, 0.0, x], [s, c, 0.0, y], [0.0, 0.0, 1.0, z], [0.0, 0.0, 0.0, 1.0]]
+
+
+def sole_transform(sole) -> np.ndarray:
     """4x4 pose of a sole given as (x_m, y_m, z_m, yaw_rad)."""
-    return spatial.transform(spatial.rot_z(float(sole[3])), np.asarray(sole[:3], dtype=float))
+    return np.array(_sole_rows(sole))
 
 
 def pose_transform(pose: Pose2D, z_m: float = 0.0) -> np.ndarray:
@@ -41,11 +53,14 @@ def world_from_odom(left_odom: Pose2D, right_odom: Pose2D, left_sole_world: np.n
 
 
 def balancer_reference(output: WalkOutput, world_from_odom: np.ndarray | None = None) -> WalkReference:
-    w = np.eye(4) if world_from_odom is None else np.asarray(world_from_odom, dtype=float)
+    w = _IDENTITY if world_from_odom is None else np.asarray(world_from_odom, dtype=float)
+    # Both soles in one product, from one array built of Python floats (a walk cycle's references:
+    # a few numpy calls, not a dozen); each reference gets arrays of its own, which its users keep.
+    soles = np.matmul(w, np.array([_sole_rows(output.left_sole.tolist()), _sole_rows(output.right_sole.tolist())]))
     return WalkReference(
         com_world_m=w[:3, :3] @ output.com_m + w[:3, 3],
-        left_sole_world=w @ sole_transform(output.left_sole),
-        right_sole_world=w @ sole_transform(output.right_sole),
+        left_sole_world=soles[0],
+        right_sole_world=soles[1],
         support=output.support,
         torso_tilt_rad=(output.torso_wx_rad, output.torso_wy_rad),
     )

@@ -47,11 +47,14 @@ class ComFeedback:
     def __init__(self, config: ComFeedbackConfig):
         self.config = config
         self.error_m = np.zeros(2)  # measured - model, before clamping (for diagnostics)
-        self._correction = np.zeros(2)
 
     def apply(self, controller: PreviewController, measured_com_xy_m) -> None:
         cfg = self.config
-        np.subtract(measured_com_xy_m, controller.state[0], out=self.error_m)
-        np.clip(self.error_m, -cfg.max_error_m, cfg.max_error_m, out=self._correction)
-        self._correction *= cfg.gain
-        controller.state[0] += self._correction
+        com = controller.state[0]
+        # Two axes: Python floats (each operation rounded as numpy's elementwise one), not ufunc calls.
+        limit_m, gain = cfg.max_error_m, cfg.gain
+        px, py = com.tolist()
+        ex, ey = float(measured_com_xy_m[0]) - px, float(measured_com_xy_m[1]) - py
+        self.error_m[0], self.error_m[1] = ex, ey
+        com[0] = px + min(max(ex, -limit_m), limit_m) * gain
+        com[1] = py + min(max(ey, -limit_m), limit_m) * gain

@@ -61,7 +61,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
-from functools import cached_property
 from enum import Enum
 from typing import Protocol
 
@@ -77,7 +76,7 @@ from ..spatial import inverse, with_yaw, yaw_of
 from ..wholebody.balancer import WalkReference
 from .arm_swing import ARM_SWING_JOINTS
 from .balancer_reference import balancer_reference, world_from_odom
-from .heading_correction import HeadingCorrection, HeadingCorrectionConfig
+from .heading_correction import HeadingCorrection, HeadingCorrectionConfig, planned_pose
 from .imu_yaw import ImuYaw
 from .landing import Landing
 from .leg_odometry import SOLES, LegOdometry
@@ -310,10 +309,7 @@ class WalkOutputs:
     move_init: bool = False  # send moveInit's targets (the initialization movement starts)
     # New references this cycle (None: nothing to send): the balancer's, in wb_world ...
     reference: WalkReference | None = None
-    # ... the planned ZMP (z = 0) and CoM in odom (the sensed odometry's frame: mapped from the
-    # plan's through where the sensed feet were at the walk's start) ...
-    zmp_odom_m: np.ndarray = field(default_factory=lambda: np.zeros(3))
-    com_planned_odom_m: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    # ... the planned ZMP (z = 0) and CoM in odom (``zmp_odom_m``, ``com_planned_odom_m``, below) ...
     # ... and the shoulders' targets (rad, ARM_SWING_JOINTS order) for the arms in arm_swing_arms.
     arm_swing_arms: tuple[int, ...] = ()
     arm_swing_rad: np.ndarray = field(default_factory=lambda: np.zeros(2))
@@ -330,28 +326,67 @@ class WalkOutputs:
     hold_step: bool = False
     # (key, text) of what went wrong this cycle, for a throttled log.
     warnings: list[tuple[str, str]] = field(default_factory=list)
+    # The last references' planned ZMP (x, y) and CoM (x, y, z) in the executed plane, with the
+    # transforms to odom they had then (odom_from_planned, executed_to_planned): mapped when first
+    # read, as only plotting reads them (None: mapped already).
+    _planned: tuple | None = field(default=None, repr=False)
+    _zmp_odom_m: np.ndarray = field(default_factory=lambda: np.zeros(3), repr=False)
+    _com_planned_odom_m: np.ndarray = field(default_factory=lambda: np.zeros(3), repr=False)
+
+    @property
+    def zmp_odom_m(self) -> np.ndarray:
+        """The last references' planned ZMP (z = 0) in odom: the sensed odometry's frame, mapped
+        from the plan's through where the sensed feet were at the walk's start."""
+        self._map_planned()
+        return self._zmp_odom_m
+
+    @property
+    def com_planned_odom_m(self) -> np.ndarray:
+        """The last references' planned CoM in odom (as ``zmp_odom_m``)."""
+        self._map_planned()
+        return self._com_planned_odom_m
+
+    def _map_planned(self) -> None:
+        if self._planned is None:
+            return
+        (zmp_x, zmp_y), (com_x, com_y, com_z), odom_from_planned, executed_to_planned = self._planned
+        self._planned = None
+        zmp = odom_from_planned * planned_pose(executed_to_planned, Pose2D(zmp_x, zmp_y, 0.0))
+        com = odom_from_planned * planned_pose(executed_to_planned, Pose2D(com_x, com_y, 0.0))
+        self._zmp_odom_m[:] = (zmp.x, zmp.y, 0.0)
+        self._com_planned_odom_m[:] = (com.x, com.y, com_z)
 
 
 class _Measurement:
     """The robot as the balancer models it this cycle: torso pose (wb_world) + FK of joint_states.
 
     The soles and the CoM in wb_world are computed when first asked for: a cycle standing still
-    needs neither (its odometry reads the FK itself), a walk's start and its cycles do."""
+    needs neither (its odometry reads the FK itself), a walk's start and its cycles do. (Plain
+    attributes, not ``functools.cached_property``, whose lookup costs more than the product.)"""
+
+    __slots__ = ("_fk", "_state", "_torso", "_left", "_right", "_com")
 
     def __init__(self, fk: ForwardKinematics, state: KinematicState, torso_world: np.ndarray):
         self._fk, self._state, self._torso = fk, state, torso_world
+        self._left = self._right = self._com = None
 
-    @cached_property
+    @property
     def left_sole_world(self) -> np.ndarray:  # 4x4
-        return self._torso @ self._fk.pose(self._state, "l_sole")
+        if self._left is None:
+            self._left = self._torso @ self._fk.pose(self._state, "l_sole")
+        return self._left
 
-    @cached_property
+    @property
     def right_sole_world(self) -> np.ndarray:  # 4x4
-        return self._torso @ self._fk.pose(self._state, "r_sole")
+        if self._right is None:
+            self._right = self._torso @ self._fk.pose(self._state, "r_sole")
+        return self._right
 
-    @cached_property
+    @property
     def com_world_m(self) -> np.ndarray:
-        return self._torso[:3, :3] @ self._state.com_torso_m + self._torso[:3, 3]
+        if self._com is None:
+            self._com = self._torso[:3, :3] @ self._state.com_torso_m + self._torso[:3, 3]
+        return self._com
 
 
 class WalkController:
@@ -396,6 +431,8 @@ class WalkController:
         self._torso_odom = np.eye(4)  # the balancer's torso in odom, for step recovery's heading; refilled
         self.planned_start: dict[Leg, Pose2D] = {}  # each foot at the walk's start: as planned, as held
         self.actual_start: dict[Leg, Pose2D] = {}
+        # start_from_actual_feet's last (steps, feet, planned_start, actual_start, its result)
+        self._rebased: tuple = (None, None, None, None, None)
         self.imu_yaw = ImuYaw()  # this cycle's yaw: the IMU's orientation, or its gyro integrated
         self.heading_corrected = False  # this walk started with a fresh IMU yaw
         self.heading_from_gyro = False  # ... and it is the integrated gyro's
@@ -465,6 +502,13 @@ class WalkController:
                 if self.model.has_joint(name) and speed > 0.0 and math.isfinite(target):
                     duration_s = max(duration_s, abs(target - q_measured[self.model.joint_index(name)]) / speed)
         return duration_s
+
+    @property
+    def reads_command(self) -> bool:
+        """Whether the next cycle reads the whole body's command (``WalkInputs.q_commanded``): it
+        anchors the plan and starts a walk from it only while idle or holding a plan's start; a
+        walk under way never reads it."""
+        return self.state is WalkState.IDLE or self.state.holds_start
 
     def arm_swinging(self, arm: int, now_s: float) -> bool:
         return self.config.arms_enabled[arm] and now_s >= self.user_arm_until_s[arm]
@@ -542,7 +586,7 @@ class WalkController:
         if not odometry.started:  # where the odometry has the robot until now: odom is the planner's frame
             odometry.reset(self.odom_from_world @ inputs.torso_world, state)
         attitude = self.imu_yaw.attitude if self.imu_yaw.fresh else None
-        forces = inputs.fsr_total_n if np.all(now_s - inputs.fsr_s <= stale_s) else None
+        forces = inputs.fsr_total_n if now_s - min(inputs.fsr_s.tolist()) <= stale_s else None
         odometry.update(state, attitude, forces)
 
     def _sensed_soles(self) -> dict[Leg, Pose2D]:
@@ -554,7 +598,7 @@ class WalkController:
     def _measure(self, inputs: WalkInputs) -> _Measurement | None:
         stale_s, now_s = self.config.stale_timeout_s, inputs.time_s
         if (now_s - inputs.torso_s > stale_s or now_s - inputs.states_s > stale_s
-                or not np.all(inputs.q_received[self.required])):
+                or not inputs.q_received[self.required].all()):
             return None
         return _Measurement(self.fk, self.fk.compute(inputs.q_measured, out=self._measured_state), inputs.torso_world)
 
@@ -642,7 +686,7 @@ class WalkController:
     def _protection(self, inputs: WalkInputs) -> str | None:
         cfg, now_s = self.config, inputs.time_s
         if cfg.foot_contact_protection:
-            if now_s - float(inputs.fsr_s.min()) > cfg.stale_timeout_s:
+            if now_s - min(inputs.fsr_s.tolist()) > cfg.stale_timeout_s:
                 return "no fresh fsr/left and fsr/right (foot contact protection)"
             total_n = float(inputs.fsr_total_n[0] + inputs.fsr_total_n[1])
             if total_n >= cfg.foot_contact_min_force_n:
@@ -655,7 +699,7 @@ class WalkController:
                             f"{cfg.foot_contact_min_force_n} N (foot contact protection)")
         if cfg.stiffness_protection:
             legs = inputs.stiffness.take(self.leg_indices, out=self._leg_stiffness)
-            if legs.min() <= MIN_LEG_STIFFNESS:
+            if np.minimum.reduce(legs) <= MIN_LEG_STIFFNESS:  # (ndarray.min: the same, through a wrapper)
                 weakest = int(np.argmin(legs))
                 name = self.model.joint_names[self.leg_indices[weakest]]
                 return f"{name} stiffness {legs[weakest]:.2f} <= {MIN_LEG_STIFFNESS} (stiffness protection)"
@@ -769,8 +813,7 @@ class WalkController:
 
     def _walk_cycle(self, inputs: WalkInputs, steps, feet: FeetState, measurement: _Measurement | None) -> None:
         now_s, gen, out = inputs.time_s, self.generator, self.outputs
-        free = [self.arm_swinging(i, now_s) for i in range(2)]
-        gen.arms.set_enabled(*free)
+        gen.arms.set_enabled(self.arm_swinging(0, now_s), self.arm_swinging(1, now_s))
         self.dcm.fresh = False
         if measurement is not None:
             gen.feed_back_com(self._odom_point(measurement.com_world_m)[:2])
@@ -897,7 +940,15 @@ class WalkController:
         if self.heading_corrected and not fresh:
             self.outputs.warnings.append(("heading", "imu or torso pose stale: the heading correction holds"))
         imu_yaw = self.imu_yaw.yaw_rad if self.heading_corrected and fresh else None
-        steps, feet = start_from_actual_feet(steps, feet, self.planned_start, self.actual_start)
+        # Rebased only when the plan, its planted feet or the walk's start changed: the rebased
+        # steps then stay the same objects, which the heading correction and the phases' cache
+        # recognise by identity.
+        memo = self._rebased
+        if not (memo[0] is steps and memo[1] == feet and memo[2] is self.planned_start
+                and memo[3] is self.actual_start):
+            memo = self._rebased = (steps, feet, self.planned_start, self.actual_start,
+                                    start_from_actual_feet(steps, feet, self.planned_start, self.actual_start))
+        steps, feet = memo[4]
         sensed = None
         # The sensed soles only serve the position correction (off by default, on after a recovery
         # step, not while the robot still rocks on a sole): not every cycle for nothing.
@@ -911,11 +962,8 @@ class WalkController:
         out.reference = self.last_reference = balancer_reference(gen_out, self.world_from_odom)
         # The generator works on the executed (heading-corrected) steps: back into the plan's
         # frame, then into odom, where the sensed odometry (and rviz's fixed frame) has the robot.
-        to_odom, to_plan = self.sensed_from_planned, self.heading.planned_from_executed
-        zmp = to_odom * to_plan(Pose2D(float(gen_out.zmp_m[0]), float(gen_out.zmp_m[1]), 0.0))
-        com = to_odom * to_plan(Pose2D(float(gen_out.com_m[0]), float(gen_out.com_m[1]), 0.0))
-        out.zmp_odom_m[:] = (zmp.x, zmp.y, 0.0)
-        out.com_planned_odom_m[:] = (com.x, com.y, gen_out.com_m[2])
+        out._planned = (gen_out.zmp_m.tolist(), gen_out.com_m.tolist(), self.sensed_from_planned,
+                        self.heading.executed_to_planned)
 
     def _arm_swing(self, offsets_rad: np.ndarray, now_s: float) -> None:
         """Swing the arms the user leaves alone; a disabled arm until its offset has faded out."""

@@ -61,7 +61,7 @@ from ..footsteps.footstep import FeetState, Footstep, Leg
 from ..footsteps.pose2d import Pose2D, normalize_angle
 from .step_phase import StepPhases
 
-__all__ = ["HeadingCorrection", "HeadingCorrectionConfig", "rotation_about"]
+__all__ = ["HeadingCorrection", "HeadingCorrectionConfig", "planned_pose", "rotation_about"]
 
 IDENTITY = Pose2D(0.0, 0.0, 0.0)
 
@@ -95,6 +95,12 @@ def _same_step(a: Footstep, b: Footstep | None) -> bool:
     return b is not None and a.leg is b.leg and a.start_s == b.start_s
 
 
+def planned_pose(executed_to_planned: Pose2D, pose: Pose2D) -> Pose2D:
+    """A pose of the executed plane in the planner's, by ``HeadingCorrection.executed_to_planned``
+    (as it was when the pose was executed)."""
+    return (executed_to_planned * pose).normalized()
+
+
 def rotation_about(x_m: float, y_m: float, angle_rad: float) -> Pose2D:
     """The rigid transform turning the plane by ``angle_rad`` about the point (x_m, y_m)."""
     c, s = math.cos(angle_rad), math.sin(angle_rad)
@@ -112,6 +118,7 @@ class HeadingCorrection:
     def reset(self, feet: FeetState, imu_yaw_rad: float, model_yaw_rad: float) -> None:
         """Start a walk from the planner's planted ``feet``: no correction, the yaws' reference."""
         self.correction = IDENTITY  # executed_from_planned
+        self._inverse = (IDENTITY, IDENTITY)  # (C, C's inverse)
         self.position_gain = self.config.position_gain
         self.heading_error_rad = 0.0
         self._yaw_offset_rad = imu_yaw_rad - model_yaw_rad
@@ -131,10 +138,17 @@ class HeadingCorrection:
         """The heading turned into the executed steps so far (minus the measured error, when caught up)."""
         return self.correction.theta
 
+    @property
+    def executed_to_planned(self) -> Pose2D:
+        """C's inverse: the executed plane -> the planner's odometry plane (``planned_pose``)."""
+        if self._inverse[0] is not self.correction:  # C changes at lift-offs only
+            self._inverse = (self.correction, self.correction.inverse())
+        return self._inverse[1]
+
     def planned_from_executed(self, pose: Pose2D) -> Pose2D:
         """A pose measured in the executed plane (the balancer's, through ``world_from_odom``) in
         the planner's odometry plane."""
-        return (self.correction.inverse() * pose).normalized()
+        return planned_pose(self.executed_to_planned, pose)
 
     def shift(self, dx_m: float, dy_m: float) -> None:
         """Translate every pose not yet reached (``walk.step_recovery``), from the next ``update``.
@@ -249,7 +263,7 @@ class HeadingCorrection:
         if (old_feet.left, old_feet.right, old_feet.last_moved) != (feet.left, feet.right, feet.last_moved) \
                 or len(old_steps) != len(steps):
             return False
-        return all(a is b or a == b for a, b in zip(old_steps, steps))
+        return old_steps is steps or all(a is b or a == b for a, b in zip(old_steps, steps))
 
     def _execute(self, steps: Sequence[Footstep], feet: FeetState) -> tuple[tuple[Footstep, ...], FeetState]:
         if self.correction == IDENTITY and all(c == IDENTITY for c in self._leg_correction.values()):

@@ -113,9 +113,12 @@ class LegOdometry:
         return rotation
 
     def _support_from_forces(self, fsr_total_n: np.ndarray | None) -> Leg:
-        if fsr_total_n is None or not np.all(np.isfinite(fsr_total_n)):
+        if fsr_total_n is None:
             return self.support
-        left_n, right_n = max(float(fsr_total_n[0]), 0.0), max(float(fsr_total_n[1]), 0.0)
+        left_n, right_n = fsr_total_n.tolist()
+        if not (math.isfinite(left_n) and math.isfinite(right_n)):
+            return self.support
+        left_n, right_n = max(left_n, 0.0), max(right_n, 0.0)
         total_n = left_n + right_n
         if total_n < MIN_SUPPORT_FORCE_N:
             return self.support

@@ -31,8 +31,9 @@ VELOCITY_FILTER_S = 0.04
 
 def dcm_of(com_m: np.ndarray, velocity_mps: np.ndarray, omega: float, out: np.ndarray) -> np.ndarray:
     """The DCM xi = c + c_dot / omega of a CoM and its velocity (the plane's 2 axes), into ``out``."""
-    np.multiply(velocity_mps, 1.0 / omega, out=out)
-    out += com_m
+    # Two axes: Python floats (each operation rounded as numpy's elementwise one) for 4 ufunc calls.
+    (cx, cy), (vx, vy), scale = com_m.tolist(), velocity_mps.tolist(), 1.0 / omega
+    out[0], out[1] = vx * scale + cx, vy * scale + cy
     return out
 
 
@@ -47,8 +48,7 @@ class MeasuredDcm:
         self.velocity_mps = np.zeros(2)
         self.dcm_m = np.zeros(2)  # com_m + velocity_mps / omega
         self.fresh = False  # measured this cycle
-        self._previous = np.zeros(2)
-        self._change = np.zeros(2)
+        self._previous = (0.0, 0.0)
         self._has_previous = False
 
     def reset(self) -> None:
@@ -58,13 +58,14 @@ class MeasuredDcm:
 
     def measure(self, com_xy_m: np.ndarray) -> None:
         """A new measured CoM (the generator's plane): its velocity, filtered, and the DCM."""
-        self.com_m[:] = com_xy_m
+        x, y = float(com_xy_m[0]), float(com_xy_m[1])  # two axes: Python floats, not ufunc calls
+        self.com_m[0], self.com_m[1] = x, y
         if self._has_previous:
-            change = self._change
-            np.subtract(self.com_m, self._previous, out=change)  # raw velocity * dt
-            change -= self.dt_s * self.velocity_mps
-            change *= self._alpha / self.dt_s
-            self.velocity_mps += change
-        self._previous[:] = self.com_m
+            (px, py), (vx, vy) = self._previous, self.velocity_mps.tolist()
+            dt_s, gain = self.dt_s, self._alpha / self.dt_s
+            # the raw velocity * dt, less the filtered one's, a share of it added to the filtered
+            self.velocity_mps[0] = vx + ((x - px) - dt_s * vx) * gain
+            self.velocity_mps[1] = vy + ((y - py) - dt_s * vy) * gain
+        self._previous = (x, y)
         self._has_previous = self.fresh = True
         dcm_of(self.com_m, self.velocity_mps, self.omega, out=self.dcm_m)

@@ -140,6 +140,7 @@ class PreviewController:
         # The matrices as row/column vectors so each product is one BLAS call into a buffer.
         self._kx = np.ascontiguousarray(gains.kx)
         self._preview = np.ascontiguousarray(gains.preview)
+        self._b_column = gains.b[:, None]
 
     @property
     def com_m(self) -> np.ndarray:
@@ -187,5 +188,5 @@ class PreviewController:
         self._u += g.ks * self.error_sum_m
         np.negative(self._u, out=self._u)
         np.dot(g.a, self.state, out=self._next)
-        np.outer(g.b, self._u, out=self._input)
+        np.multiply(self._b_column, self._u, out=self._input)  # B u', without np.outer's Python wrapper
         np.add(self._next, self._input, out=self.state)

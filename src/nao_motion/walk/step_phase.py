@@ -32,7 +32,7 @@ feet).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..footsteps.footstep import Footstep
 from ..footsteps.pose2d import normalize_angle
@@ -46,6 +46,9 @@ __all__ = ["StepPhases", "landed_early", "swing_size"]
 LARGEST_SWING_X_M = 2 * GAIT_PARAMETERS["MaxStepX"].maximum
 LARGEST_SWING_Y_M = GAIT_PARAMETERS["MaxStepY"].maximum - GAIT_PARAMETERS["FootSeparation"].default
 LARGEST_SWING_THETA_RAD = GAIT_PARAMETERS["MaxStepTheta"].maximum
+# Lift-off times remembered per step object: a walk cycle asks for those of the same few steps
+# (in the ZMP window, the step in progress) about ten times. More than this many: forgotten.
+LIFT_OFF_CACHE_STEPS = 64
 
 
 def swing_size(step: Footstep) -> float:
@@ -74,6 +77,9 @@ class StepPhases:
 
     double_support_fraction: float = 0.15
     small_step_double_support_fraction: float = 0.25
+    # id(step) -> (step, its lift-off time): the step is kept, so its id is not reused meanwhile.
+    _lift_off_s: dict[int, tuple[Footstep, float]] = field(default_factory=dict, init=False, repr=False,
+                                                           compare=False)
 
     def __post_init__(self) -> None:
         for name in ("double_support_fraction", "small_step_double_support_fraction"):
@@ -92,7 +98,14 @@ class StepPhases:
 
     def swing_start_s(self, step: Footstep) -> float:
         """Lift-off time: the end of the step's double support."""
-        return step.start_s + self.double_support_share(step) * (step.end_s - step.start_s)
+        cached = self._lift_off_s.get(id(step))
+        if cached is not None and cached[0] is step:
+            return cached[1]
+        lift_off_s = step.start_s + self.double_support_share(step) * (step.end_s - step.start_s)
+        if len(self._lift_off_s) >= LIFT_OFF_CACHE_STEPS:
+            self._lift_off_s.clear()
+        self._lift_off_s[id(step)] = (step, lift_off_s)
+        return lift_off_s
 
     def swing_phase(self, step: Footstep, t_s: float) -> float:
         """0 until lift-off, then rising linearly to 1 at touch-down (clamped)."""

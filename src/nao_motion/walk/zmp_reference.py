@@ -72,12 +72,18 @@ class ZmpReference:
         self._last_step: Footstep | None = None
         # (the step the walk had ended with or None, the first step added after it): see fill
         self._resumed: tuple[Footstep | None, Footstep] | None = None
+        # What the knots in the buffers were made from (see fill; None: nothing reusable), the
+        # objects whose ids it holds (kept alive, so the ids are not reused), and their count.
+        self._knots_key: tuple | None = None
+        self._knots_of: tuple = ()
+        self._n_knots = 0
         self._grow(8)
 
     def _grow(self, n_knots: int) -> None:
         self._knot_t = np.empty(n_knots)
         self._knot_x = np.empty(n_knots)
         self._knot_y = np.empty(n_knots)
+        self._knots_key = None
 
     def fill(self, t_s: float, steps: Sequence[Footstep], feet: FeetState, out: np.ndarray) -> None:
         """Write the reference at t_s, t_s + dt, ..., t_s + N dt into ``out`` ((N + 1) x 2).
@@ -90,6 +96,7 @@ class ZmpReference:
         np.add(self._offsets_s, t_s, out=self._times_s)
         cfg = self.config
         if not steps:
+            self._knots_key = None  # the knots below are not made from steps
             last = self._last_step
             if last is None or t_s >= self._final_knot_s(last) or feet.pose(last.leg) != last.target:
                 self._last_step = None
@@ -107,18 +114,37 @@ class ZmpReference:
         if 2 * in_window + 4 > len(self._knot_t):
             self._grow(2 * in_window + 4)
         last_moved = feet.last_moved
-        n = 0
         if last_moved is None:
             self._resumed = None
-            prev = cfg.rest_point(feet.left, feet.right)
+            start = None  # from rest
         elif self._starts_from_rest(previous, steps[0]):
-            ended, prev = self._resumed[0], cfg.rest_point(feet.left, feet.right)
+            start = self._resumed
+        else:
+            start = last_moved
+        # The knots depend on nothing else: from one cycle to the next (the same plan, the same
+        # feet) only the times they are sampled at move on.
+        key = (id(steps), in_window, feet.left, feet.right, id(start))
+        if key != self._knots_key:
+            self._knots_key, self._knots_of = key, (steps, start)
+            self._n_knots = self._set_knots(steps, feet, in_window, start)
+        self._interpolate(self._n_knots, out)
+
+    def _set_knots(self, steps: Sequence[Footstep], feet: FeetState, in_window: int,
+                   start: tuple[Footstep | None, Footstep] | Leg | None) -> int:
+        """The knots of ``steps`` (the first ``in_window`` in the window; ``start``: None from rest,
+        a ``_resumed`` pair after the walk ran out of steps, else the leg that moved last); their count."""
+        cfg = self.config
+        n = 0
+        if start is None:
+            prev = cfg.rest_point(feet.left, feet.right)
+        elif isinstance(start, tuple):
+            ended, prev = start[0], cfg.rest_point(feet.left, feet.right)
             if ended is not None:  # the return to rest after the walk's former last step, completed
                 self._set_knot(0, ended.end_s, cfg.point(ended.support, ended.support_leg))
                 self._set_knot(1, self._final_knot_s(ended), prev)
                 n = 2
         else:
-            prev = cfg.point(feet.pose(last_moved.other), last_moved.other)
+            prev = cfg.point(feet.pose(start.other), start.other)
         self._set_knot(n, steps[0].start_s, prev)
         n += 1
         for step in steps[:in_window]:
@@ -134,7 +160,7 @@ class ZmpReference:
                 final = cfg.rest_point(step.support, step.target)
             self._set_knot(n, self._final_knot_s(step), final)
             n += 1
-        self._interpolate(n, out)
+        return n
 
     def _starts_from_rest(self, previous: Footstep | None, first: Footstep) -> bool:
         """Whether ``first`` (the first queued step) comes after the walk ran out of steps: later
