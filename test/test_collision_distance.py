@@ -615,8 +615,8 @@ def test_leading_workspace_computes_the_leading_pairs_alone(batch):
     q1b = q1 + 0.05  # the others too: left as they were all the same
     q1b[:k] = p1[:k][::-1]
     q1b[:3] = p1[:3]
-    for row, points in enumerate((p1, p2, q1b, q2)):
-        full.ends[row, :, :3] = points
+    for row, points in enumerate((q1b, q2, p1, p2, p2)):  # rows q1, q2, p1, p2, p2
+        full.ends[row] = points
     assert leading.compute_ends() is leading.result
     expected = capsule_capsule_distance(p1[:k], q1b[:k], r1[:k], p2[:k], q2[:k], r2[:k])
     for name in ("distance_m", "point_a", "point_b", "normal", "s", "t", "normal_fallback"):

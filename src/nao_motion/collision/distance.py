@@ -196,25 +196,25 @@ class DistanceWorkspace:
             raise ValueError(f"the leading {n} pairs of a workspace of {leading_of.n}")
         self.n = n
         f8 = np.float64
-        # Both shapes' axis end points stacked (rows p1, p2, q1, q2; homogeneous, the 4th column
-        # unused): one call treats both shapes. An owner fills it (e.g. by one gather) and calls
-        # compute_ends; compute copies its arguments in.
-        self.ends = np.ones((4, n, 4), f8) if leading_of is None else leading_of.ends[:, :n]
-        self._p1, self._p2 = self.ends[0, :, :3], self.ends[1, :, :3]
-        self._q1, self._q2 = self.ends[2, :, :3], self.ends[3, :, :3]
-        self._p12, self._q12 = self.ends[0:2, :, :3], self.ends[2:4, :, :3]
+        # Both shapes' axis end points stacked, rows q1, q2, p1, p2, p2 (B's start twice): d1 =
+        # q1 - p1, d2 = q2 - p2 and r = p1 - p2 are one subtraction of rows 2-4 from rows 0-2, and
+        # every operand below is contiguous (strided (n, 3) views cost twice as much per call). An
+        # owner fills it (e.g. by one gather) and calls compute_ends; compute copies its arguments in.
+        self.ends = np.zeros((5, n, 3), f8) if leading_of is None else leading_of.ends[:, :n]
+        self._p1, self._p2 = self.ends[2], self.ends[3]
+        self._p12 = self.ends[2:4]
         #: Radii (2, n, 1): A's, then B's negated (B's surface point is its axis point minus n r2).
         self.signed_radius_m = np.zeros((2, n, 1), f8) if leading_of is None else leading_of.signed_radius_m[:, :n]
-        # Rows of _dd: d1 = q1 - p1, d2 = q2 - p2, r = p1 - p2; _d12 views d1 and d2 as (2, n, 3).
-        self._dd = np.empty((n, 3, 3), f8)
-        self._d12, self._r = self._dd[:, 0:2].transpose(1, 0, 2), self._dd[:, 2]
-        self._dd_t = np.empty((n, 3, 3), f8)  # its transpose, contiguous (a faster product)
-        # Gram matrix of (d1, d2, r) (one batched product: faster than products and a sum over
-        # a short axis); a, b, c, e, f are views into it (and b again as d2.d1, which the 2 x 2
-        # minors below read), its first two rows as (2, 3, n).
-        self._gram = np.empty((n, 3, 3), f8)
-        self._gram_diagonal = self._gram.reshape(n, 9)[:, 0:5:4]  # a, e
-        g = self._gram.transpose(1, 2, 0)
+        # d1, d2, r (3, n, 3); _d12 views d1 and d2 as (2, n, 3).
+        self._dd = np.empty((3, n, 3), f8)
+        self._d12 = self._dd[0:2]
+        # The Gram entries of (d1, d2) with (d1, d2, r), (2, 3, n): rows a b c / b21 e f (b21 = d2.d1
+        # = b, which the 2 x 2 minors below read), in one call (the dot products are those of
+        # the batched matrix product this replaced, bit for bit).
+        self._gram = np.empty((2, 3, n), f8)
+        self._gram_pairs = (self._dd[0:2, None], self._dd[None, 0:3])
+        self._gram_diagonal = self._gram.reshape(6, n)[0::4]  # a, e
+        g = self._gram
         self._gram_rows = g
         self._a, self._b, self._c = g[0, 0], g[0, 1], g[0, 2]
         self._b21, self._e, self._f = g[1, 0], g[1, 1], g[1, 2]
@@ -225,13 +225,13 @@ class DistanceWorkspace:
         # Scalar scratch.
         self._tmp1 = np.empty(n, f8)
         self._t_free = np.empty(n, f8)
-        # Point segments, (n, 2): A's (a <= eps), B's (e <= eps), compared with the Gram matrix's
+        # Point segments, (2, n): A's (a <= eps), B's (e <= eps), compared with the Gram matrix's
         # diagonal view in one call. Segment lengths rarely change (a body shape's never, an
         # obstacle's when it is declared): the Gram entries they override are kept as one mask
         # (_point_overrides), rebuilt when the points change (_points_seen), and set in one call.
-        self._deg = np.zeros((n, 2), bool)
-        self._deg1, self._deg2 = self._deg[:, 0], self._deg[:, 1]
-        self._point_overrides = np.zeros((n, 3, 3), bool)
+        self._deg = np.zeros((2, n), bool)
+        self._deg1, self._deg2 = self._deg[0], self._deg[1]
+        self._point_overrides = np.zeros((2, 3, n), bool)
         self._any_point = False
         self._points_seen = self._deg.tobytes()
         self._mask = np.empty(n, bool)
@@ -271,10 +271,12 @@ class DistanceWorkspace:
     def _take_pairs(self, p1: np.ndarray, q1: np.ndarray, r1: np.ndarray, p2: np.ndarray, q2: np.ndarray,
                     r2: np.ndarray) -> None:
         """Copy separate end points and radii into :attr:`ends` and :attr:`signed_radius_m`."""
-        np.copyto(self._p1, p1)
-        np.copyto(self._q1, q1)
-        np.copyto(self._p2, p2)
-        np.copyto(self._q2, q2)
+        ends = self.ends
+        np.copyto(ends[0], q1)
+        np.copyto(ends[1], q2)
+        np.copyto(ends[2], p1)
+        np.copyto(ends[3], p2)
+        np.copyto(ends[4], p2)
         np.copyto(self.signed_radius_m[0], r1)
         np.negative(r2, out=self.signed_radius_m[1])
 
@@ -360,11 +362,9 @@ def _compute(ws: DistanceWorkspace, eps_len2: float, eps_parallel: float, eps_no
     res = ws.result
     s, t = res.s, res.t
 
-    np.subtract(ws._q12, ws._p12, out=ws._d12)
-    np.subtract(ws._p1, ws._p2, out=ws._r)
-    # Gram matrix: a = d1.d1, b = d1.d2, c = d1.r, e = d2.d2, f = d2.r (and d2.d1 = b).
-    np.copyto(ws._dd_t, ws._dd.transpose(0, 2, 1))
-    np.matmul(ws._dd, ws._dd_t, out=ws._gram)
+    np.subtract(ws.ends[0:3], ws.ends[2:5], out=ws._dd)  # d1, d2, r
+    # Gram entries: a = d1.d1, b = d1.d2, c = d1.r, e = d2.d2, f = d2.r (and d2.d1 = b).
+    rowwise_dot(*ws._gram_pairs, out=ws._gram)
 
     # Degenerate segments -> points, without branches: for a point A set
     # (a, b, c) = (1, 0, 0), which forces s = 0 through every formula below;
@@ -425,8 +425,8 @@ def _compute(ws: DistanceWorkspace, eps_len2: float, eps_parallel: float, eps_no
     np.add(ws._dist_col, ws.signed_radius_m[1], out=ws._dist_col)
 
 
-# The Gram entries of point segments: rows a b c / b21 e f (the third row is not read).
-_POINT_GRAM = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 0.0]])
+# The Gram entries of point segments: rows a b c / b21 e f.
+_POINT_GRAM = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])[:, :, None]
 
 
 def _point_overrides(ws: DistanceWorkspace) -> None:
@@ -435,9 +435,9 @@ def _point_overrides(ws: DistanceWorkspace) -> None:
     deg1, deg2, overrides = ws._deg1, ws._deg2, ws._point_overrides
     overrides.fill(False)
     either = deg1 | deg2
-    overrides[:, 0, 0] = overrides[:, 0, 2] = deg1
-    overrides[:, 1, 1] = overrides[:, 1, 2] = deg2
-    overrides[:, 0, 1] = overrides[:, 1, 0] = either
+    overrides[0, 0] = overrides[0, 2] = deg1
+    overrides[1, 1] = overrides[1, 2] = deg2
+    overrides[0, 1] = overrides[1, 0] = either
     ws._any_point = bool(either.any())
 
 
@@ -445,8 +445,8 @@ def _fallback_normals(ws: DistanceWorkspace, eps_parallel: float) -> None:
     """Fill ``normal`` for rows whose axes touch (see module docstring)."""
     res = ws.result
     idx = np.flatnonzero(res.normal_fallback)
-    d1 = ws._dd[idx, 0]
-    d2 = ws._dd[idx, 1]
+    d1 = ws._dd[0, idx]
+    d2 = ws._dd[1, idx]
     deg1 = ws._deg1[idx]
     deg2 = ws._deg2[idx]
     # Original squared lengths (a, e were overwritten with 1 for points).

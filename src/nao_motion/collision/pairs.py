@@ -142,21 +142,21 @@ class PairDistances:
         self.link_a = self.shape_link[first]
         self.link_b = self.shape_link[pairs.second]
         # The gather's source: the shapes' end points (torso frame, every cycle), then the slots'
-        # (homogeneous rows p, q per shape or slot).
+        # (rows p, q per shape or slot).
         self._poses = np.empty((n, 4, 4))
-        self._poses_t = self._poses.transpose(0, 2, 1)
-        self._ends = np.ones((n + capacity, 2, 4))
+        self._poses_rows = self._poses.transpose(0, 2, 1)[:, :, :3]  # (T e)' = e' T', its x y z
+        self._ends = np.zeros((n + capacity, 2, 3))
         self._shape_ends = self._ends[:n]
-        self._slot_ends = self._ends[n:, :, :3]
-        self._end_rows = self._ends.reshape(-1, 4)
-        # The distance core's end points, rows p1, p2, q1, q2 of every pair: one gather.
-        self._end_order = np.concatenate([2 * first, 2 * second, 2 * first + 1, 2 * second + 1])
+        self._slot_ends = self._ends[n:]
+        self._end_rows = self._ends.reshape(-1, 3)
+        # The distance core's end points, rows q1, q2, p1, p2, p2 of every pair: one gather.
+        self._end_order = np.concatenate([2 * first + 1, 2 * second + 1, 2 * first, 2 * second, 2 * second])
         count = len(first)
         self.workspace = DistanceWorkspace(count)
         #: The leading rows of ``all_result`` the last :meth:`compute` computed (with the layout of
         #: obstacles and none declared, the pairs'; the others as they were).
         self.rows_computed = count
-        self._pair_ends = self.workspace.ends.reshape(-1, 4)
+        self._pair_ends = self.workspace.ends.reshape(-1, 3)
         self.workspace.signed_radius_m[0, :, 0] = r1
         self.workspace.signed_radius_m[1, :, 0] = np.negative(r2)
         self.all_result = self.workspace.result
@@ -180,7 +180,7 @@ class PairDistances:
         """The pairs' distances (``result``), and with the layout of obstacles those to the
         declared `obstacles` (``obstacle_result``, inf for an empty slot; all empty when None)."""
         state.link_poses.take(self.shape_link, axis=0, out=self._poses)
-        np.matmul(self._ends_local, self._poses_t, out=self._shape_ends)  # rows: (T e)' = e' T'
+        np.matmul(self._ends_local, self._poses_rows, out=self._shape_ends)
         if self.obstacles is not None:
             self._take_slots(obstacles if obstacles is not None else self._no_obstacles)
         self._end_rows.take(self._end_order, axis=0, out=self._pair_ends)
