@@ -102,18 +102,21 @@ class CollisionFilterCycle:
         self._start_from_robot_command(trajectory.indices, robot_command, robot_known)
         return self.reference.follow(trajectory, self.avoidance.command, start_s)
 
+    def takes_from_robot(self, indices: np.ndarray) -> bool:
+        """Whether a motion of these joints (model indices) started now may start from the robot's
+        command: one of them is idle (no motion drove it for TAKE_OVER_IDLE_S). The arm swing's,
+        sent every cycle, never are: an owner need not read the robot's command for them."""
+        return any_set(self.reference.idle(TAKE_OVER_IDLE_S).take(indices, out=self._taken[: len(indices)]))
+
     def _start_from_robot_command(self, indices: np.ndarray, robot_command: np.ndarray | None,
                                   robot_known: np.ndarray | None) -> None:
         self.settled = False
-        if robot_command is None:
-            return
-        idle = self.reference.idle(TAKE_OVER_IDLE_S)
-        if not any_set(idle.take(indices, out=self._taken[: len(indices)])):
+        if robot_command is None or not self.takes_from_robot(indices):
             return  # all driven a moment ago (the arm swing's, every cycle): nothing to take
         taken = self._taken
         taken.fill(False)
         taken[indices] = True
-        taken &= idle
+        taken &= self.reference.idle(TAKE_OVER_IDLE_S)
         if robot_known is not None:
             taken &= robot_known
         taken &= robot_command != self.avoidance.command

@@ -17,8 +17,8 @@ Subscriptions
   ``joint_states`` (sensor_msgs/JointState): measured positions. Nothing is commanded before every
       kinematic joint has been measured once; the first command is the measured pose (no jump);
       limp joints follow it.
-  ``collision_filter/robot_commands`` (sensor_msgs/JointState, read when a motion starts): the
-      command the robot last got. In the full suite this is the whole-body node's
+  ``collision_filter/robot_commands`` (sensor_msgs/JointState, the newest read when a motion of
+      a joint no motion drives starts): the command the robot last got. In the full suite this is the whole-body node's
       ``joint_commands``: a walk or the balancer moves joints away from the filter's command, and
       a new target or trajectory for a joint no motion of the filter drives starts from where
       the robot's command is, not from where the filter left it (no jump back). Alone, nothing
@@ -218,7 +218,7 @@ class CollisionFilterNode(Node):
         except (JointInputError, ValueError) as err:
             self._reject("joint_targets", str(err))
             return
-        self.cycle.move_to(targets, self.motion_start_s, *self._robot_command(), yields=yields)
+        self.cycle.move_to(targets, self.motion_start_s, *self._robot_command(targets.indices), yields=yields)
 
     def on_trajectory(self, msg: JointTrajectory) -> None:
         try:
@@ -229,10 +229,17 @@ class CollisionFilterNode(Node):
             self._reject("joint_trajectory", str(err))
             return
         stamp_s = stamp_seconds(msg.header.stamp)
-        self.cycle.follow(trajectory, stamp_s if stamp_s > 0.0 else self.motion_start_s, *self._robot_command())
+        self.cycle.follow(trajectory, stamp_s if stamp_s > 0.0 else self.motion_start_s,
+                          *self._robot_command(trajectory.indices))
 
-    def _robot_command(self) -> tuple[np.ndarray | None, np.ndarray]:
-        """The robot's command now (None: none fresh) and the joints it has."""
+    def _robot_command(self, indices: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]:
+        """The robot's command now (None: none fresh, or none needed: no joint of `indices`, model
+        indices of a motion starting, can be taken from it) and the joints it has."""
+        if not self.cycle.takes_from_robot(indices):
+            # Walking, the arm swing's joints never can: the newest command waits in its
+            # subscription (each replaces the last) for a motion that can (decoding it every
+            # cycle cost ~9 us).
+            return None, self.robot_command_received
         data = self.robot_commands_sub.take_latest()
         if data is not None:
             stamp = merge_joint_state(self, "collision_filter/robot_commands", self.robot_commands_reader, data,
