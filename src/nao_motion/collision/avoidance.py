@@ -268,8 +268,7 @@ class CollisionAvoidance:
         self._fix_step = np.zeros(nm - nv)
         self._rhs = np.empty(m)
         self._tmp_m = np.empty(m)
-        self._row_scale = np.empty(m)
-        self._row_scale_col = self._row_scale[:, None]
+        self._row_scale = np.ones(m)
         self._active = np.zeros(m, dtype=bool)
         self._active_pairs = self._active[:mp]
         self._active_obstacles = self._active[mp:, None]
@@ -297,6 +296,12 @@ class CollisionAvoidance:
         # FK of `command` (valid once computed) and of the checked trial step, swapped when taken.
         self._state, self._trial_state = self.fk.new_state(), self.fk.new_state()
         self._state_valid = False
+        # _set_rows' rows by the rows computed: all, or the pairs' alone while no obstacle is
+        # declared (the obstacle rows then inactive, without an upper bound: _obstacle_rows_clear).
+        rows = (self._rhs, self._tmp_m, self._g, self._g_var, self._g_fix, self._abs_g, self._active, self._near,
+                self._actionable, self._row_scale, self._a_pairs, self._u_pairs)
+        self._set_row_buffers = {k: tuple(b[:k] for b in rows) + (self._row_scale[:k, None],) for k in (m, mp)}
+        self._obstacle_rows_clear = False
 
     def _setup_qp(self, config: AvoidanceConfig) -> None:
         """The QP's pattern: one row per pair and obstacle pair (over the variables its shapes'
@@ -400,7 +405,7 @@ class CollisionAvoidance:
         np.maximum(self._dq, self._lo, out=self._dq)
         self._dq.take(self._fix_model, out=self._fix_step)
 
-        self._set_rows(dist)
+        self._set_rows(dist, self._current.rows_computed)
         outcome, reason, iterations = self._solve(dist)
         if outcome is Outcome.HELD:
             self._dq.fill(0.0)
@@ -517,8 +522,9 @@ class CollisionAvoidance:
         np.multiply(g_kin, mask_diff, out=g_kin)
         np.matmul(g_kin, self._fold, out=g)
 
-    def _set_rows(self, dist: DistanceResult) -> None:
-        """Cost, step box, pair rows and head rows of this cycle's QP."""
+    def _set_rows(self, dist: DistanceResult, rows: int) -> None:
+        """Cost, step box, pair rows and head rows of this cycle's QP: the leading `rows` pair
+        rows (the rows _pair_rows computed); the others are inactive and unbounded."""
         cfg, var = self.config, self._var_model
         q_cost = self._solver.q
         self._dq_wish.take(var, out=q_cost)
@@ -526,30 +532,37 @@ class CollisionAvoidance:
         self._lo.take(var, out=self._l_box)
         self._hi.take(var, out=self._u_box)
 
+        # The obstacle rows while none is declared: cleared once (their distance is inf).
+        if rows < self.n_rows and not self._obstacle_rows_clear:
+            self._active[rows:] = False
+            self._u_pairs[rows:] = INFINITY
+        self._obstacle_rows_clear = rows < self.n_rows
+        (rhs, tmp, g, g_var, g_fix, abs_g, active, near, actionable, row_scale, a_pairs, u_pairs,
+         row_scale_col) = self._set_row_buffers[rows]
+
         # Pair rows: g_var dq <= d - margin - g_fix dq_fix (no faster than recovery when negative).
-        d, rhs = dist.distance_m, self._rhs
+        d = dist.distance_m[:rows]
         np.subtract(d, cfg.margin_m, out=rhs)
         np.maximum(rhs, -cfg.recovery_speed_mps * self.dt_s, out=rhs)
-        np.matmul(self._g_fix, self._fix_step, out=self._tmp_m)
-        np.subtract(rhs, self._tmp_m, out=rhs)
-        np.abs(self._g, out=self._abs_g)
-        np.matmul(self._abs_g, self._motor_step_max, out=self._tmp_m)
-        np.add(self._tmp_m, cfg.margin_m, out=self._tmp_m)
-        active = self._active
-        np.less(d, self._tmp_m, out=active)
-        np.less(d, cfg.influence_distance_m, out=self._near)
-        active |= self._near
-        active &= self._actionable
+        np.matmul(g_fix, self._fix_step, out=tmp)
+        np.subtract(rhs, tmp, out=rhs)
+        np.abs(g, out=abs_g)
+        np.matmul(abs_g, self._motor_step_max, out=tmp)
+        np.add(tmp, cfg.margin_m, out=tmp)
+        np.less(d, tmp, out=active)
+        np.less(d, cfg.influence_distance_m, out=near)
+        active |= near
+        active &= actionable
         # Pair rows to unit norm over the variables (rad), into the QP's A: their coefficients,
         # m per rad, span two decades with the lever arm, and OSQP's scaling is fixed at set-up.
-        rowwise_dot(self._g_var, self._g_var, out=self._row_scale)  # one call: 3 us where a product and a sum take 10
-        np.sqrt(self._row_scale, out=self._row_scale)
-        np.maximum(self._row_scale, 1e-9, out=self._row_scale)
-        np.divide(1.0, self._row_scale, out=self._row_scale)
-        np.multiply(self._g_var, self._row_scale_col, out=self._a_pairs)
-        np.multiply(rhs, self._row_scale, out=rhs)
-        self._u_pairs.fill(INFINITY)
-        np.copyto(self._u_pairs, rhs, where=active)
+        rowwise_dot(g_var, g_var, out=row_scale)  # one call: 3 us where a product and a sum take 10
+        np.sqrt(row_scale, out=row_scale)
+        np.maximum(row_scale, 1e-9, out=row_scale)
+        np.divide(1.0, row_scale, out=row_scale)
+        np.multiply(g_var, row_scale_col, out=a_pairs)
+        np.multiply(rhs, row_scale, out=rhs)
+        u_pairs.fill(INFINITY)
+        np.copyto(u_pairs, rhs, where=active)
         self._head_rows()
 
     def _head_rows(self) -> None:
