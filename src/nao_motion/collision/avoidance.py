@@ -76,7 +76,7 @@ from ..qp import INFINITY, USABLE, FixedPatternQP, SolveResult, SolverSettings
 from ..qp import clearance
 from ..spatial import CROSS_OF_OUTER
 from .coupled_limits import CoupledLimitRows
-from .distance import DistanceResult, all_set, any_set, rowwise_dot
+from .distance import DistanceResult, all_set, any_set, rowwise_dot, ufunc_clip
 from .obstacles import ObstacleDistances, ObstacleSlots, obstacle_shapes
 from .pairs import ARM_GROUPS, CollisionPairs, PairDistances, collision_pairs, protected_arms
 
@@ -263,8 +263,12 @@ class CollisionAvoidance:
         self._finite_q = np.zeros(n, dtype=bool)
         self._dq_wish = np.zeros(n)
         self._dq = np.zeros(n)
-        self._lo = np.empty(n)
-        self._hi = np.empty(n)
+        # The step box, rows lo, hi: (lower, upper) - q clipped to (-max step, -inf) .. (inf, max step).
+        self._limits = np.stack([self.model.lower, self.model.upper])
+        self._box_floor = np.stack([self._neg_step_max, np.full(n, -np.inf)])
+        self._box_ceiling = np.stack([np.full(n, np.inf), self._step_max])
+        self._box = np.empty((2, n))
+        self._lo, self._hi = self._box
         self._fix_step = np.zeros(nm - nv)
         self._rhs = np.empty(m)
         self._tmp_m = np.empty(m)
@@ -393,16 +397,13 @@ class CollisionAvoidance:
         self._pair_rows(self._state, self._current)
 
         # Step box: position and velocity limits (q is inside its range); limp joints stay.
-        np.subtract(model.lower, q, out=self._lo)
-        np.maximum(self._lo, self._neg_step_max, out=self._lo)
-        np.subtract(model.upper, q, out=self._hi)
-        np.minimum(self._hi, self._step_max, out=self._hi)
+        np.subtract(self._limits, q, out=self._box)
+        ufunc_clip(self._box, self._box_floor, self._box_ceiling, out=self._box)
         if self._any_limp:
             np.copyto(self._lo, 0.0, where=self._limp)
             np.copyto(self._hi, 0.0, where=self._limp)
         np.subtract(q_wish, q, out=self._dq_wish)
-        np.minimum(self._dq_wish, self._hi, out=self._dq)
-        np.maximum(self._dq, self._lo, out=self._dq)
+        ufunc_clip(self._dq_wish, self._lo, self._hi, out=self._dq)  # lo <= 0 <= hi: q is inside its range
         self._dq.take(self._fix_model, out=self._fix_step)
 
         self._set_rows(dist, self._current.rows_computed)

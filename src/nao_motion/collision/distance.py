@@ -84,7 +84,7 @@ import numpy as np
 
 # np.clip's ufunc: one call where np.clip's wrapper costs several microseconds. Its module is
 # numpy._core from numpy 2, numpy.core in 1.26 (Ubuntu 24.04's, under a sourced distribution).
-_clip = (np._core if hasattr(np, "_core") else np.core).umath.clip
+ufunc_clip = (np._core if hasattr(np, "_core") else np.core).umath.clip
 # The dot product of the last axes, broadcast over the others (rows, stacks): numpy 2's vecdot, one
 # call where a product and a sum take three times as long; einsum on numpy 1.26.
 rowwise_dot = np.vecdot if hasattr(np, "vecdot") else partial(np.einsum, "...i,...i->...")
@@ -98,6 +98,7 @@ __all__ = [
     "DistanceWorkspace",
     "all_set",
     "any_set",
+    "ufunc_clip",
     "rowwise_dot",
     "capsule_capsule_distance",
     "segment_segment_distance",
@@ -388,20 +389,20 @@ def _compute(ws: DistanceWorkspace, eps_len2: float, eps_parallel: float, eps_no
     np.greater(denominator, tmp1, out=mask)                 # not parallel
     s.fill(0.0)
     np.divide(numerator, denominator, out=s, where=mask)
-    _clip(s, 0.0, 1.0, out=s)
+    ufunc_clip(s, 0.0, 1.0, out=s)
 
     # t = (b s + f) / e; where it leaves [0, 1], t is clamped and s = clamp((b t - c) / a)
     # (t = 0: -c / a; t = 1: (b - c) / a).
     np.multiply(b, s, out=t_free)
     np.add(t_free, f, out=t_free)
     np.divide(t_free, e, out=t_free)
-    _clip(t_free, 0.0, 1.0, out=t)
+    ufunc_clip(t_free, 0.0, 1.0, out=t)
     np.not_equal(t_free, t, out=mask)
     np.multiply(b, t, out=tmp1)
     np.subtract(tmp1, c, out=tmp1)
     np.divide(tmp1, a, out=tmp1)
     np.copyto(s, tmp1, where=mask)
-    _clip(s, 0.0, 1.0, out=s)
+    ufunc_clip(s, 0.0, 1.0, out=s)
 
     # Closest axis points (d1 / d2 are untouched, so a point segment gives p).
     axis, normal = ws._axis_points, res.normal
