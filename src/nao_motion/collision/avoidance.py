@@ -424,7 +424,8 @@ class CollisionAvoidance:
         r.q, r.outcome, r.reason, r.iterations = q, outcome, reason, iterations
         r.distances = self._current.result
         r.closest_distance_m = float(np.minimum.reduce(r.distances.distance_m))  # ndarray.min's wrapper costs more
-        r.closest_obstacle_m = float(np.minimum.reduce(self._current.obstacle_result.distance_m))
+        r.closest_obstacle_m = (float(np.minimum.reduce(self._current.obstacle_result.distance_m))
+                                if self._current.rows_computed == self.n_rows else np.inf)  # else none declared
         r.active_constraints, r.binding_constraints = int(np.count_nonzero(self._active_pairs)), binding
         return r
 
@@ -524,14 +525,10 @@ class CollisionAvoidance:
         np.matmul(g_kin, self._fold, out=g)
 
     def _set_rows(self, dist: DistanceResult, rows: int) -> None:
-        """Cost, step box, pair rows and head rows of this cycle's QP: the leading `rows` pair
-        rows (the rows _pair_rows computed); the others are inactive and unbounded."""
-        cfg, var = self.config, self._var_model
-        q_cost = self._solver.q
-        self._dq_wish.take(var, out=q_cost)
-        np.multiply(q_cost, self._neg_w, out=q_cost)
-        self._lo.take(var, out=self._l_box)
-        self._hi.take(var, out=self._u_box)
+        """Pair rows and head rows of this cycle's QP (the cost and the step box are _solve's):
+        the leading `rows` pair rows (the rows _pair_rows computed); the others are inactive and
+        unbounded."""
+        cfg = self.config
 
         # The obstacle rows while none is declared: cleared once (their distance is inf).
         if rows < self.n_rows and not self._obstacle_rows_clear:
@@ -593,6 +590,12 @@ class CollisionAvoidance:
         self._dq.take(self._var_model, out=self._x)
         if self._rows_hold(pair_tolerance=0.0):
             return Outcome.SOLVED, "ok", 0
+        # Cost and step box: the QP's alone (walking, no cycle solves).
+        var, q_cost = self._var_model, self._solver.q
+        self._dq_wish.take(var, out=q_cost)
+        np.multiply(q_cost, self._neg_w, out=q_cost)
+        self._lo.take(var, out=self._l_box)
+        self._hi.take(var, out=self._u_box)
         # An inactive obstacle row (an empty slot's among them) is handed over as zeros.
         np.multiply(self._a_obstacles, self._active_obstacles, out=self._a_obstacles)
         self._solver.update()
