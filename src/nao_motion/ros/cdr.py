@@ -182,8 +182,12 @@ class MessageImage:
         self._u32[self._sec_index] = sec & 0xFFFFFFFF
         self._u32[self._nanosec_index] = nanosec
 
-    def publish(self, publisher) -> None:
-        publisher.publish(bytes(self.buffer))
+    def publish(self, publisher) -> bytes:
+        """Publishes the image; returns the bytes sent (a node that takes its own messages back
+        tells them by these)."""
+        data = bytes(self.buffer)
+        publisher.publish(data)
+        return data
 
 
 def _float_of(msg: Any, path: str) -> float:
