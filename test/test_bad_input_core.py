@@ -119,6 +119,23 @@ def test_a_pose_whose_quaternion_overflows_is_refused_not_read_as_no_rotation():
     assert pose_refusal((math.nan,) + (0.0,) * 5 + (1.0,)) == "non-finite position or orientation"
 
 
+def test_last_pose_matrix_is_pose_matrix_of_converted_once_per_pose():
+    """The whole body's sole references: a pose sent again is not converted again; any other
+    pose (-0.0 for 0.0 included) is, and a refused one gives None as pose_matrix_of does."""
+    from nao_motion.ros.conversions import LastPoseMatrix, pose_matrix_of
+
+    matrix_of = LastPoseMatrix()
+    stance = np.array([0.1, 0.05, 0.0, 0.0, 0.0, math.sin(0.2), math.cos(0.2)])
+    first = matrix_of(stance)
+    assert np.array_equal(first, pose_matrix_of(stance)) and not first.flags.writeable
+    assert matrix_of(stance.copy()) is first
+    negative_zero = stance.copy()
+    negative_zero[2] = -0.0
+    assert matrix_of(negative_zero) is not first
+    assert matrix_of([0.0, 0.0, math.nan, 0.0, 0.0, 0.0, 1.0]) is None
+    assert matrix_of([0.0] * 7) is None  # no rotation
+
+
 def test_a_push_that_blows_the_physics_up_does_not_send_time_back(tmp_path, monkeypatch):
     """Was: MuJoCo reset itself on a 1e308 N push, sim time went back to 0 on /clock."""
     from nao_motion.sim.simulator import NaoSimulator, SimulationDiverged

@@ -228,9 +228,13 @@ def test_imu_and_pose_read_in_place():
     attitude, gyro = ImuReader().read(serialize_message(imu))
     assert np.allclose(attitude[:2, :2], [[math.cos(0.5), -math.sin(0.5)], [math.sin(0.5), math.cos(0.5)]])
     assert gyro.tolist() == [0.5, 0.0, -1.5]
+    # The same reading with the orientation as its quaternion, unconverted
+    assert ImuReader().read_floats(serialize_message(imu)) == (
+        [0.0, 0.0, math.sin(0.25), math.cos(0.25)], [0.5, 0.0, -1.5])
     imu.orientation.w = math.nan
     imu.angular_velocity.y = math.inf
     assert ImuReader().read(serialize_message(imu)) == (None, None)
+    assert ImuReader().read_floats(serialize_message(imu)) == (None, None)
     assert ImuReader().read(b"\x00\x01\x00\x00") == (None, None)
 
     pose = PoseStamped()

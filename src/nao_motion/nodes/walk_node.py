@@ -10,8 +10,8 @@ header stamp t (the node's clock if unstamped). Odometry and arm swing carry t; 
 robot's next ``joint_states`` arrives.
 ``imu``, ``fsr/*``, ``whole_body/torso_pose`` and ``joint_commands`` are sampled (the newest
 message when the cycle runs, ``nao_motion.ros.sampled``); a value counts from the cycle that
-first read it (``joint_commands`` is decoded only while no walk runs: a walk under way does not
-read it). Plans, user commands, stiffness and services are ordinary callbacks. Without
+first read it (``joint_commands`` is taken and decoded only while no walk runs: a walk under way
+does not read it). Plans, user commands, stiffness and services are ordinary callbacks. Without
 ``joint_states`` nothing is published but the diagnostics, which say so (checked every 0.5 s).
 
 | kind | name | type | meaning |
@@ -19,7 +19,7 @@ read it). Plans, user commands, stiffness and services are ordinary callbacks. W
 | sub | `footsteps/plan` | std_msgs/Float64MultiArray (transient local) | the planner's planted feet and steps (its own frame, ``footstep_plan``: where the robot was commanded); a malformed plan is ignored (the last good one is kept) |
 | sub | `whole_body/torso_pose` | geometry_msgs/PoseStamped | the torso in ``wb_world`` (the balancer's model): with FK of `joint_states`, where the feet and the CoM are |
 | sub | `joint_states` | sensor_msgs/JointState | measured angles (FK: feet, CoM, base_footprint); each message runs one cycle, at its stamp |
-| sub | `joint_commands` | sensor_msgs/JointState | the whole-body node's command: with its torso pose, where it holds the soles, which a walk's first foot references start from (decoded only while no walk runs) |
+| sub | `joint_commands` | sensor_msgs/JointState | the whole-body node's command: with its torso pose, where it holds the soles, which a walk's first foot references start from (taken and decoded only while no walk runs) |
 | sub | `imu` | sensor_msgs/Imu | torso orientation: its yaw against the balancer's torso yaw is the heading the feet lost, which the walk turns into the steps it executes (``heading_correction``); an IMU without orientation (``orientation_covariance[0]`` = -1, nao_lola's): its angular velocity, integrated about the vertical (``walk.imu_yaw``; the bias learnt while standing) |
 | sub | `fsr/left`, `fsr/right` | std_msgs/Float32MultiArray | 4 forces per foot, N (foot contact protection; which foot supports, for the odometry) |
 | sub | `joint_stiffness` | sensor_msgs/JointState | stiffness 0..1 in `effort`; empty names with one value: every joint (stiffness protection) |
@@ -262,7 +262,6 @@ class WalkNode(Node):
         self.torso_reader, self.imu_reader = StampedFloatsReader(POSE_FLOATS), ImuReader()
         self.torso_values: list[float] | None = None  # the pose in inputs.torso_world, as received
         self.commands_tail = b""  # the bytes after the stamp of the command in inputs.q_commanded
-        self.pending_command: bytes | None = None  # the newest joint_commands, not decoded yet
         self.commands_sub = SampledSubscription(self, JointState, "joint_commands", raw=True)
         self.imu_sub = SampledSubscription(self, Imu, "imu", raw=True)
         self.fsr_subs = [SampledSubscription(self, Float32MultiArray, f"fsr/{side}", raw=True) for side in ("left", "right")]
@@ -312,6 +311,7 @@ class WalkNode(Node):
                              velocity=[speed] * len(arms))
             msg.header.frame_id = YIELDING_TARGETS_FRAME  # the filter leaves a user's motion alone
             self.arm_images[arms] = (MessageImage(msg, ["position"], ["header.stamp"]), np.array(arms))
+        self.sent_arm_swing = b""  # the bytes of the last arm swing sent (it comes back on joint_targets)
         self.markers, self.trail = self._make_markers(), []
         self.last_markers_s = -math.inf
         self.active_msg = Bool(data=False)
@@ -373,20 +373,15 @@ class WalkNode(Node):
                 if torso is not inputs.torso_world:
                     inputs.torso_world[:], self.torso_values = torso, values
                 inputs.torso_s = now_s
-        data = self.commands_sub.take_latest()
-        if data is not None:
-            self.pending_command = data
-        # A walk under way does not read the whole body's command (``reads_command``): the newest
-        # is decoded when the walk next does. Standing, the whole body commands the same joints
-        # cycle after cycle: only the stamp (which the walk does not use) changes, and the same
-        # command is not decoded again.
-        data = self.pending_command
-        if data is not None and self.controller.reads_command:
-            self.pending_command = None
-            if (tail := after_stamp(data)) != self.commands_tail and merge_joint_state(
-                    self, "joint_commands", self.commands_reader, data, inputs.q_commanded,
-                    inputs.commanded_received, self.diagnostics) is not None:
-                self.commands_tail = tail
+        # A walk under way does not read the whole body's command (``reads_command``): it is not
+        # even taken, DDS keeps the newest (depth 1) until the walk next reads it. Standing, the
+        # whole body commands the same joints cycle after cycle: only the stamp (which the walk
+        # does not use) changes, and the same command is not decoded again.
+        data = self.commands_sub.take_latest() if self.controller.reads_command else None
+        if data is not None and (tail := after_stamp(data)) != self.commands_tail and merge_joint_state(
+                self, "joint_commands", self.commands_reader, data, inputs.q_commanded,
+                inputs.commanded_received, self.diagnostics) is not None:
+            self.commands_tail = tail
         data = self.imu_sub.take_latest()
         if data is not None:
             attitude, gyro = self.imu_reader.read(data)
@@ -426,7 +421,10 @@ class WalkNode(Node):
     def on_user_targets(self, data: bytes) -> None:
         """An arm target from the user: that arm is theirs while it moves there, then for the hold.
         This node's own (its arm swing, every cycle while walking) are told from the serialized
-        bytes' frame_id and not taken as a message."""
+        bytes, not taken as a message: the arm swing it sent last by the bytes themselves (one
+        comparison), others by their frame_id."""
+        if data == self.sent_arm_swing:
+            return
         try:
             if frame_id_of(data).startswith(OWN_FRAME_PREFIX):
                 return
@@ -560,7 +558,7 @@ class WalkNode(Node):
             image, indices = self.arm_images[out.arm_swing_arms]
             image.set_floats(out.arm_swing_rad[indices])
             image.set_stamp(stamp.sec, stamp.nanosec)
-            image.publish(self.targets_pub)
+            self.sent_arm_swing = image.publish(self.targets_pub)
         if out.odometry is not None:
             self._publish_odometry(out, stamp)
         if out.active_changed or out.time_s - self.last_active_s >= ACTIVE_PERIOD_S:

@@ -68,7 +68,7 @@ from ..model import NaoModel
 from ..ros.conversions import (
     IMU_ANGULAR_VELOCITY_ERROR,
     IMU_ORIENTATION_ERROR,
-    pose_matrix_of,
+    LastPoseMatrix,
     stamp_seconds,
 )
 from ..ros.answer_latency import AnswerLatency
@@ -86,7 +86,7 @@ from ..ros.node_tools import (
 )
 from ..ros.qos import CYCLE_QOS, LATEST_QOS
 from ..ros.sampled import CycleInputs, SampledSubscription
-from ..spatial import quaternion_xyzw_from_rotation
+from ..spatial import quaternion_xyzw_from_rotation, rotation_from_quaternion_xyzw
 from ..walk.stabilizer import StabilizerConfig
 from ..wholebody.balancer import BalancerConfig, Outcome, WalkReference, WholeBodySettings
 from ..wholebody.cycle import WholeBodyCycle
@@ -125,7 +125,9 @@ class WholeBodyNode(Node):
         self.last_states_s = None  # node clock, for the watchdog
         self.states_stamp_s = -np.inf  # the latest joint_states' stamp
         # Times below are on the joint_states' clock: the cycle that read the value.
-        self.attitude = None  # torso rotation in a gravity-aligned frame (IMU), and its time
+        # The IMU's orientation (x, y, z, w), and its time: made the torso's rotation in a
+        # gravity-aligned frame (``attitude``) only when asked, when the QP starts and once a second.
+        self.orientation_xyzw: list[float] | None = None
         self.attitude_s = -np.inf
         self.gyro_radps = np.zeros(3)  # torso angular velocity (IMU, torso frame), and its time
         self.gyro_s = -np.inf
@@ -179,6 +181,7 @@ class WholeBodyNode(Node):
         for arm in ("LArm", "RArm"):
             self.create_subscription(PointStamped, f"whole_body/effector/{arm}", partial(self.on_effector, arm), 10)
         self.vector_reader, self.poses_reader = StampedFloatsReader(3), StampedPosesReader()
+        self.sole_matrices = (LastPoseMatrix(), LastPoseMatrix())  # [left, right]: the stance foot's stays
         self.cycle_inputs.add(PointStamped, "whole_body/com_reference", self.on_com_reference, raw=True)
         self.cycle_inputs.add(PoseArray, "whole_body/foot_references", self.on_foot_references, raw=True)
         self.cycle_inputs.add(String, "whole_body/support", self.on_support)
@@ -266,7 +269,7 @@ class WholeBodyNode(Node):
         imu_fresh = (self.params.values["use_imu"]
                      and self.states_stamp_s - self.attitude_s <= self.params.values["stale_timeout_s"])
         self.balancer.set_enabled(enabled, q_measured=self.measured,
-                                  torso_attitude=self.attitude if imu_fresh else None)
+                                  torso_attitude=self.attitude() if imu_fresh else None)
 
     def on_go_to_balance(self, support: str, request: Trigger.Request, response: Trigger.Response):
         duration = self.params.values["go_to_balance_duration_s"]
@@ -322,9 +325,9 @@ class WholeBodyNode(Node):
         data = self.imu_sub.take_latest()
         if data is None:
             return
-        attitude, gyro = self.imu_reader.read(data)
-        if attitude is not None:
-            self.attitude = attitude
+        orientation_xyzw, gyro = self.imu_reader.read_floats(data)
+        if orientation_xyzw is not None:
+            self.orientation_xyzw = orientation_xyzw
             self.attitude_s = now_s
         elif not self.imu_reader.no_orientation:
             throttled_warning(self, "imu", IMU_ORIENTATION_ERROR)
@@ -336,6 +339,11 @@ class WholeBodyNode(Node):
             return
         self.gyro_radps[:] = gyro  # also from an IMU without orientation (nao_lola's): it damps the walk
         self.gyro_s = now_s
+
+    def attitude(self) -> np.ndarray | None:
+        """The torso's rotation in a gravity-aligned frame (3x3), from the latest valid IMU
+        orientation (None before one)."""
+        return None if self.orientation_xyzw is None else rotation_from_quaternion_xyzw(self.orientation_xyzw)
 
     def on_effector(self, name: str, msg) -> None:
         topic = f"whole_body/effector/{name}"
@@ -381,7 +389,7 @@ class WholeBodyNode(Node):
         if len(poses) != 2:
             self._refuse(topic, f"expected 2 poses [left, right], got {len(poses)}")
             return
-        feet = [pose_matrix_of(pose) for pose in poses]
+        feet = [matrix_of(pose) for matrix_of, pose in zip(self.sole_matrices, poses)]
         if any(sole is None for sole in feet):
             self._refuse(topic, "non-finite position or invalid orientation")
             return
@@ -472,9 +480,10 @@ class WholeBodyNode(Node):
             "late_references": self.walk_references.late,
         })
         values.update(self.answer_latency.values())
-        if self.attitude is not None:
+        attitude = self.attitude()
+        if attitude is not None:
             # Torso tilt from the vertical, measured (IMU) and in the balancer's model.
-            measured, model = (np.arccos(np.clip(r[2, 2], -1.0, 1.0)) for r in (self.attitude, result.torso_world))
+            measured, model = (np.arccos(np.clip(r[2, 2], -1.0, 1.0)) for r in (attitude, result.torso_world))
             values["imu_tilt_error_deg"] = f"{np.rad2deg(abs(measured - model)):.2f}"
         if result.outcome is Outcome.HELD:
             self.diagnostics.set_status(DiagnosticStatus.ERROR, result.reason)

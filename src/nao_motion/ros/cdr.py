@@ -37,8 +37,13 @@ from builtin_interfaces.msg import Time
 from rclpy.serialization import deserialize_message, serialize_message
 
 from ..joint_input import JointInputError, check_name_count, parse_joint_values, quoted
-from ..plausibility import PLAUSIBLE_MARGIN_RAD, implausible_positions, plausible_angular_velocity
-from .conversions import imu_attitude
+from ..plausibility import (
+    PLAUSIBLE_MARGIN_RAD,
+    implausible_positions,
+    plausible_angular_velocity,
+    plausible_quaternion,
+)
+from ..spatial import rotation_from_quaternion_xyzw
 
 ENCAPSULATION = 4  # bytes before the CDR payload: representation identifier and options
 LITTLE_ENDIAN_CDR = b"\x00\x01"  # the representation identifier of little-endian CDR
@@ -177,8 +182,12 @@ class MessageImage:
         self._u32[self._sec_index] = sec & 0xFFFFFFFF
         self._u32[self._nanosec_index] = nanosec
 
-    def publish(self, publisher) -> None:
-        publisher.publish(bytes(self.buffer))
+    def publish(self, publisher) -> bytes:
+        """Publishes the image; returns the bytes sent (a node that takes its own messages back
+        tells them by these)."""
+        data = bytes(self.buffer)
+        publisher.publish(data)
+        return data
 
 
 def _float_of(msg: Any, path: str) -> float:
@@ -466,6 +475,14 @@ class ImuReader:
         self.no_orientation = False
 
     def read(self, data: bytes) -> tuple[np.ndarray | None, np.ndarray | None]:
+        orientation_xyzw, gyro = self.read_floats(data)
+        return (None if orientation_xyzw is None else rotation_from_quaternion_xyzw(orientation_xyzw),
+                None if gyro is None else np.array(gyro))
+
+    def read_floats(self, data: bytes) -> tuple[list[float] | None, list[float] | None]:
+        """As ``read``, with the orientation as its quaternion (x, y, z, w) and both as Python
+        floats: for a reader that needs the attitude only now and then (the whole body, when the
+        QP starts), not every message."""
         try:
             _, _, values = self._floats.read(data)
         except (ValueError, struct.error):
@@ -474,9 +491,10 @@ class ImuReader:
         # Python floats: the checks of a few values cost a fifth of numpy's (``plausibility``).
         floats = values[:IMU_ANGULAR_VELOCITY.stop].tolist()
         gyro = floats[IMU_ANGULAR_VELOCITY]
+        orientation = floats[IMU_ORIENTATION]
         self.no_orientation = floats[IMU_ORIENTATION_COVARIANCE_0] == -1.0
-        attitude = None if self.no_orientation else imu_attitude(floats[IMU_ORIENTATION])
-        return attitude, (np.array(gyro) if plausible_angular_velocity(gyro) else None)
+        return (None if self.no_orientation or not plausible_quaternion(orientation) else orientation,
+                gyro if plausible_angular_velocity(gyro) else None)
 
 
 def _align(offset: int, alignment: int) -> int:

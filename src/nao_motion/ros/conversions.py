@@ -97,6 +97,27 @@ def pose_matrix_of(values) -> np.ndarray | None:
     return transform_from_quaternion_xyzw(values[3:], values[:3])
 
 
+class LastPoseMatrix:
+    """pose_matrix_of with the last pose's matrix kept: a pose sent again and again (the stance
+    foot's reference through a step) is converted once. Poses are told apart by their bytes (0.0
+    and -0.0 differ: the matrix is the one pose_matrix_of gives, bit for bit). The matrix returned
+    is read-only: it is shared by every call that gave the same pose."""
+
+    def __init__(self):
+        self._key: bytes | None = None
+        self._matrix: np.ndarray | None = None
+
+    def __call__(self, values) -> np.ndarray | None:
+        key = np.asarray(values, dtype=np.float64).tobytes()
+        if key != self._key:
+            matrix = pose_matrix_of(values)
+            if matrix is None:
+                return None
+            matrix.flags.writeable = False
+            self._key, self._matrix = key, matrix
+        return self._matrix
+
+
 def imu_attitude(orientation_xyzw) -> np.ndarray | None:
     """The torso's rotation in the IMU's gravity-aligned frame (3x3), or None when the IMU's
     orientation is not a finite quaternion of norm about 1 (``plausibility``; the caller logs
