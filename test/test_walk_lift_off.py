@@ -158,3 +158,28 @@ def test_a_walk_pushed_onto_the_foot_about_to_swing_waits_for_it_and_reaches_the
     assert miss_m < GOAL_TOLERANCE_M
     fell, _, held_s = pushed_walk(False, 25.0, 0.0)
     assert held_s == 0.0 and fell
+
+
+def test_a_held_lift_off_stays_held_through_a_repeated_cycle():
+    """A joint_states of the same cycle again (bunched by a late driver) samples nothing new: the
+    held lift-off is still reported held (walk/hold_step), not released for that message, which
+    had the planner's time run on while the walk held."""
+    walk = SimulatedWalk(MODEL)
+    c = walk.controller
+    c.configure(WalkControllerConfig(lift_off_hold=True))
+    walk.move_to(GOAL_M, 0.0, 0.0)
+    started_s = None
+    while started_s is None or walk.time_s < started_s + 2.0:
+        walk.cycle()
+        if started_s is None and c.state is WalkState.WALKING:
+            started_s = walk.time_s
+    left = next(s for s in walk.planner.steps() if s.leg is Leg.LEFT and s.start_s > walk.time_s + 0.01)
+    while walk.time_s < left.start_s - 0.005:
+        walk.cycle()
+    walk.sim.push((0.0, 25.0, 0.0), 0.1, frame="torso")
+    while not c.outputs.hold_step and walk.time_s < left.end_s:
+        walk.cycle()
+    assert c.outputs.hold_step, "the pushed walk never held its lift-off"
+    held_s = c.held_s
+    c.cycle(walk.inputs)  # the same cycle's inputs again
+    assert c.outputs.hold_step and c.held_s == held_s

@@ -597,7 +597,10 @@ def test_a_step_whose_swing_could_not_catch_the_robot_waits_and_the_planner_hold
             # (while held, the plan is published at 2 Hz: waited for, not sampled after a sleep)
             held = [p.steps[0] for p in robot.since(robot.plans, t_held) if p.steps]
             return bool(held) and held[-1].target == first.target and held[-1].start_s > first.start_s + 0.4
-        assert robot.wait(planner_held, 5.0), "the planner did not hold its steps"
+        assert robot.wait(planner_held, 5.0), (
+            "the planner did not hold its steps", first.target, first.start_s, time.time(),
+            [(p.steps[0].target, p.steps[0].start_s) for p in robot.since(robot.plans, t_held) if p.steps][-4:],
+            [m.data for m in robot.since(robot.step_holds, t_lean)])
         assert {m.data for m in robot.since(robot.supports, t_held + 0.1)} <= {"Legs"}
         t_upright = time.monotonic()
         with robot.cond:

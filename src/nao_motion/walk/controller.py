@@ -422,6 +422,7 @@ class WalkController:
         # and in the double support now, this walk.
         self.plan_delay_s = self.held_s = self.lift_off_held_s = 0.0
         self._held_step: tuple[Leg, Pose2D] | None = None  # the step lift_off_held_s counts for
+        self.lift_off_holding = False  # the last generator sample held a lift-off
         self._planned_dcm_m = np.zeros(2)  # the generator's, at a lift-off check
         self._shifted: tuple[tuple, float, tuple[Footstep, ...]] = ((), 0.0, ())  # plan steps, delay, shifted
         self._tilt_error_rad = 0.0
@@ -738,6 +739,7 @@ class WalkController:
         self.lift_off.config = cfg.lift_off
         self.plan_delay_s = self.held_s = self.lift_off_held_s = 0.0
         self._held_step = None
+        self.lift_off_holding = False
         self.state = WalkState.WALKING
         out = self.outputs
         out.reason, out.started, out.active_changed = "walking", True, True
@@ -835,7 +837,10 @@ class WalkController:
         if due > MAX_CATCH_UP_CYCLES:
             out.warnings.append(("clock_jump", f"the clock jumped {due} cycles: the walk resynchronises"))
             self.generator_time_s, due = now_s - dt_s, 1
-        if due < 1:  # the same cycle again: nothing new to send
+        if due < 1:  # the same cycle again: nothing new to send, and a held lift-off stays held
+            # (reported as not held, a repeated cycle had the planner's time run on for a cycle
+            # while the walk held: joint_states bunched by a late driver toggled walk/hold_step)
+            out.hold_step = self.lift_off_holding
             return
         executed = self._lift_off(now_s, executed, due)
         if executed is None:  # the walk stopped
@@ -862,6 +867,7 @@ class WalkController:
         its steps with it)."""
         steps, feet = executed
         check = self.lift_off
+        self.lift_off_holding = False
         if not steps or not check.config.enabled or steps[0].start_s > now_s:
             return executed
         step = steps[0]
@@ -892,7 +898,7 @@ class WalkController:
         self.plan_delay_s += hold_s
         self.held_s += hold_s
         self.lift_off_held_s += hold_s
-        self.outputs.hold_step = True
+        self.outputs.hold_step = self.lift_off_holding = True
         self.outputs.reason = HOLDING
         return delayed(steps, hold_s), feet
 
