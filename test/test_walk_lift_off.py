@@ -124,9 +124,9 @@ GOAL_M = 1.0
 GOAL_TOLERANCE_M = 0.10  # issue 15: the running moveTo's goal still reached within 10 cm
 
 
-def pushed_walk(lift_off_hold: bool, force_y_n: float, phase: float):
-    """moveTo(1, 0, 0) on the simulated NAO, pushed sideways (torso frame, 0.1 s) 2 s into the walk
-    at ``phase`` of a left step's period (0: its double support begins); (fell, goal miss m, held s)."""
+def walk_pushed_at_a_left_step(lift_off_hold: bool, force_y_n: float, phase: float):
+    """The simulated NAO walking moveTo(1, 0, 0), pushed sideways (torso frame, 0.1 s) 2 s into the
+    walk at ``phase`` of a left step's period: (the walk, its true start, that step)."""
     walk = SimulatedWalk(MODEL)
     c = walk.controller
     c.configure(WalkControllerConfig(lift_off_hold=lift_off_hold))
@@ -141,6 +141,14 @@ def pushed_walk(lift_off_hold: bool, force_y_n: float, phase: float):
     while walk.time_s < left.start_s + phase * (left.end_s - left.start_s) - 0.005:
         walk.cycle()
     walk.sim.push((0.0, force_y_n, 0.0), 0.1, frame="torso")
+    return walk, start, left
+
+
+def pushed_walk(lift_off_hold: bool, force_y_n: float, phase: float):
+    """moveTo(1, 0, 0) on the simulated NAO, pushed sideways (torso frame, 0.1 s) 2 s into the walk
+    at ``phase`` of a left step's period (0: its double support begins); (fell, goal miss m, held s)."""
+    walk, start, _ = walk_pushed_at_a_left_step(lift_off_hold, force_y_n, phase)
+    c = walk.controller
     held_s = 0.0
     while (walk.planner_cycle.closing or walk.planner.move_is_active() or c.state is not WalkState.IDLE) \
             and walk.time_s < 30.0 and not walk.state.fallen:
@@ -164,19 +172,8 @@ def test_a_held_lift_off_stays_held_through_a_repeated_cycle():
     """A joint_states of the same cycle again (bunched by a late driver) samples nothing new: the
     held lift-off is still reported held (walk/hold_step), not released for that message, which
     had the planner's time run on while the walk held."""
-    walk = SimulatedWalk(MODEL)
+    walk, _, left = walk_pushed_at_a_left_step(True, 25.0, 0.0)
     c = walk.controller
-    c.configure(WalkControllerConfig(lift_off_hold=True))
-    walk.move_to(GOAL_M, 0.0, 0.0)
-    started_s = None
-    while started_s is None or walk.time_s < started_s + 2.0:
-        walk.cycle()
-        if started_s is None and c.state is WalkState.WALKING:
-            started_s = walk.time_s
-    left = next(s for s in walk.planner.steps() if s.leg is Leg.LEFT and s.start_s > walk.time_s + 0.01)
-    while walk.time_s < left.start_s - 0.005:
-        walk.cycle()
-    walk.sim.push((0.0, 25.0, 0.0), 0.1, frame="torso")
     while not c.outputs.hold_step and walk.time_s < left.end_s:
         walk.cycle()
     assert c.outputs.hold_step, "the pushed walk never held its lift-off"
