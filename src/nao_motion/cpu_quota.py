@@ -127,7 +127,7 @@ class CpuQuota:
             pass
 
     def describe(self) -> str:
-        return (f"{self.percent:g} % of one core per {1e3 * self.period_us * 1e-6:g} ms period "
+        return (f"{self.percent:g} % of one core per {self.period_us / 1e3:g} ms period "
                 f"({self.quota_us} us of {self.period_us} us, cgroup v{self.version} at {self.path})")
 
     def __enter__(self) -> "CpuQuota":
