@@ -107,9 +107,11 @@ def test_the_planner_holds_its_steps_while_the_walk_holds_a_lift_off():
     first = cycle.planner.steps()[0]
     now_s = first.start_s + 0.05  # in its double support
     cycle.advance_to(now_s)
+    cycle.hear_walk_hold_step(True, now_s)
     for _ in range(50):  # 0.5 s held
         now_s += 0.01
-        cycle.advance_to(now_s, walk_holds_step=True)
+        cycle.advance_to(now_s)
+    cycle.hear_walk_hold_step(False, now_s)
     held = cycle.planner.steps()
     assert cycle.planner.current_step() is held[0] and held[0].target == first.target
     assert held[0].start_s == pytest.approx(first.start_s + 0.5)
@@ -117,6 +119,28 @@ def test_the_planner_holds_its_steps_while_the_walk_holds_a_lift_off():
     now_s += 0.01
     cycle.advance_to(now_s)  # released: its clock runs on
     assert cycle.planner.steps()[0].start_s == held[0].start_s
+
+
+def test_a_planner_whose_cycle_ran_late_holds_its_steps_only_from_when_it_heard_the_hold():
+    """A planner process starved for 0.3 s hears walk/hold_step 0.22 s into the gap and advances
+    0.08 s later: it holds those 0.08 s, not the whole gap (held 0.3 s more than the walk, whose
+    step in progress then moved, it stopped the walk: killMove). Holds heard begun and ended
+    between two advances count as well."""
+    cycle = FootstepPlannerCycle(FootstepPlanner(Pose2D(0.0, 0.05), Pose2D(0.0, -0.05)))
+    cycle.move_to(0.3, 0.0, 0.0)
+    first = cycle.planner.steps()[0]
+    now_s = first.start_s + 0.05
+    cycle.advance_to(now_s)
+    cycle.hear_walk_hold_step(True, now_s + 0.22)
+    cycle.advance_to(now_s + 0.3)
+    assert cycle.planner.steps()[0].start_s == pytest.approx(first.start_s + 0.08)
+    cycle.advance_to(now_s + 0.4)
+    assert cycle.planner.steps()[0].start_s == pytest.approx(first.start_s + 0.18)
+    cycle.hear_walk_hold_step(False, now_s + 0.45)
+    cycle.hear_walk_hold_step(True, now_s + 0.5)
+    cycle.hear_walk_hold_step(False, now_s + 0.52)
+    cycle.advance_to(now_s + 0.6)
+    assert cycle.planner.steps()[0].start_s == pytest.approx(first.start_s + 0.25)
 
 
 # ------------------------------------------------------------------------------ pushed walks
@@ -180,3 +204,27 @@ def test_a_held_lift_off_stays_held_through_a_repeated_cycle():
     held_s = c.held_s
     c.cycle(walk.inputs)  # the same cycle's inputs again
     assert c.outputs.hold_step and c.held_s == held_s
+
+
+def test_a_held_lift_off_stays_held_through_a_clock_jump_as_the_planner_holds_it():
+    """The walk's cycles stop 0.3 s while it holds a lift-off (a late driver, a starved process):
+    the planner, having heard walk/hold_step, held its steps all that while; the walk holds the
+    gap too, still holding after it, the step in progress where the planner has it. Resynchronised
+    without it, the step lifted at once, 0.3 s late, and the plan moved the step in progress
+    (killMove)."""
+    walk, _, left = walk_pushed_at_a_left_step(True, 25.0, 0.0)
+    c = walk.controller
+    while not c.outputs.hold_step and walk.time_s < left.end_s:
+        walk.cycle()
+    assert c.outputs.hold_step, "the pushed walk never held its lift-off"
+    held_s = c.held_s
+    walk.time_s += 0.3  # the clock jumps 30 cycles, beyond what the walk samples through
+    walk.cycle()
+    assert not c.outputs.kill_move and c.state is WalkState.WALKING
+    assert any(kind == "clock_jump" for kind, _ in c.outputs.warnings)
+    assert c.outputs.hold_step and c.held_s == pytest.approx(held_s + 0.3 + MODEL.cycle_time_s)
+    assert c.outputs.reference.support == "Legs"  # both feet still on the floor
+    planned = walk.planner.steps()[0]
+    assert planned.target == c.step_in_progress.target
+    assert c.step_in_progress.start_s - planned.start_s == pytest.approx(c.plan_delay_s)
+    assert abs(c.plan_delay_s) <= 2 * MODEL.cycle_time_s  # the planner held what the walk held

@@ -9,7 +9,8 @@ robot walks.
     cycle = FootstepPlannerCycle(FootstepPlanner(left, right, now_s))
     cycle.move_to(0.4, 0.0, 0.0, config)          # moveTo: closed on through the odometry
     cycle.other_command(lambda: cycle.planner.move(0.1, 0.0, 0.0))   # any other command
-    cycle.advance_to(now_s, walk_holds_start, walk_holds_step)   # every motion cycle while there is a plan
+    cycle.hear_walk_hold_step(holding, heard_s)   # walk/hold_step, when it changes
+    cycle.advance_to(now_s, walk_holds_start)      # every motion cycle while there is a plan
     if cycle.wants_odometry:                       # the feet stand: a sample can be compared
         cycle.observe(base_footprint_odom, stamp_s)
 """
@@ -39,6 +40,10 @@ class FootstepPlannerCycle:
         self.plan_frame = PlanFrame()  # plan_from_odom: identity until the walk's odom is compared
         self.correction = MoveToCorrection(correction)
         self._ended_s: float | None = None  # when the moveTo being closed on ran out of steps
+        # walk/hold_step: heard true since (None: not holding), and the time held in holds heard
+        # ending since the last advance
+        self._step_hold_since_s: float | None = None
+        self._step_held_s = 0.0
 
     @property
     def closing(self) -> bool:
@@ -54,20 +59,37 @@ class FootstepPlannerCycle:
         """New tolerances, from the next comparison on."""
         self.correction.config = config
 
-    def advance_to(self, now_s: float, walk_holds_start: bool = False, walk_holds_step: bool = False) -> bool:
+    def hear_walk_hold_step(self, holding: bool, heard_s: float) -> None:
+        """``walk/hold_step`` heard at ``heard_s``: the walk holds a lift-off (or no longer). The
+        plan's time stands still from when the hold is heard to when its end is heard, not from
+        the last advance: a planner whose cycle ran late (its process starved) held the whole gap
+        before it heard the hold, up to 0.3 s more than the walk held, and the walk, seeing its
+        step in progress moved, stopped (killMove). Hearing late holds less, which the walk
+        absorbs (it executes the plan later by what the planner has not held yet)."""
+        if holding and self._step_hold_since_s is None:
+            self._step_hold_since_s = heard_s
+        elif not holding and self._step_hold_since_s is not None:
+            self._step_held_s += max(0.0, heard_s - self._step_hold_since_s)
+            self._step_hold_since_s = None
+
+    def advance_to(self, now_s: float, walk_holds_start: bool = False) -> bool:
         """The planner to the clock (steps done, the plan's feet planted, the start held while
-        the walk asks for it: ``walk/hold_start``; the plan's time standing still while the walk
-        holds a lift-off: ``walk/hold_step``); returns whether the clock went back (a simulation
+        the walk asks for it: ``walk/hold_start``; the plan's time standing still by what the walk
+        held of it: ``hear_walk_hold_step``); returns whether the clock went back (a simulation
         reset: the plan is dropped, the feet kept, nothing closed on)."""
         planner = self.planner
+        held_s, self._step_held_s = self._step_held_s, 0.0
+        if self._step_hold_since_s is not None:
+            held_s += max(0.0, now_s - self._step_hold_since_s)
+            self._step_hold_since_s = now_s
         went_back = now_s < planner.now_s
         if went_back:
             feet = planner.feet
             planner.reset(feet.left, feet.right, now_s)
             self.plan_frame.restart_clock()
             self.correction.cancel()
-        elif walk_holds_step:
-            planner.hold_steps(now_s - planner.now_s)
+        elif held_s > 0.0:
+            planner.hold_steps(held_s)
         done = planner.advance_to(now_s)
         if done:
             self.plan_frame.feet_planted_at(done[-1].end_s)

@@ -162,7 +162,7 @@ class FootstepPlannerNode(Node):
         self.create_subscription(UInt64, "cmd_vel_keepalive", self.on_cmd_vel_keepalive, 10)
         self.create_subscription(PoseStamped, "goal_pose", self.on_goal_pose, 10)
         self.create_subscription(Float64MultiArray, "footsteps/request", self.on_footsteps_request, 10)
-        self.walk_holds_start = self.walk_holds_step = False
+        self.walk_holds_start = False
         self.create_subscription(Bool, "walk/hold_start", self.on_walk_hold_start, LATCHED_QOS)
         self.create_subscription(Bool, "walk/hold_step", self.on_walk_hold_step, LATCHED_QOS)
         self.create_service(Trigger, "stop_move", self.on_stop_move)
@@ -227,7 +227,7 @@ class FootstepPlannerNode(Node):
         return self.get_clock().now().nanoseconds * 1e-9
 
     def _advance(self) -> None:
-        if self.cycle.advance_to(self._now_s(), self.walk_holds_start, self.walk_holds_step):
+        if self.cycle.advance_to(self._now_s(), self.walk_holds_start):
             # The clock went back (simulation reset): the plan's times are meaningless now.
             self.last_plan_s = -math.inf  # published again at once, dated on the new clock
             throttled_warning(self, "clock", "the clock went back: plan dropped, feet kept")
@@ -371,7 +371,7 @@ class FootstepPlannerNode(Node):
         self.walk_holds_start = msg.data
 
     def on_walk_hold_step(self, msg: Bool) -> None:
-        self.walk_holds_step = msg.data
+        self.cycle.hear_walk_hold_step(msg.data, self._now_s())
 
     def on_footsteps_request(self, msg: Float64MultiArray) -> None:
         try:

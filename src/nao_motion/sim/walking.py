@@ -143,7 +143,8 @@ class SimulatedWalk:
         """The planner node's cycle (its odometry: the walk's of the last cycle, as over DDS) and
         its footsteps/plan, sent when its steps or feet changed."""
         planner, core = self.planner, self.planner_cycle
-        core.advance_to(self.time_s, walk_holds_step=self.walk_outputs.hold_step)
+        core.hear_walk_hold_step(self.walk_outputs.hold_step, planner.now_s)  # said at the last cycle
+        core.advance_to(self.time_s)
         odometry = self.walk_outputs.odometry
         if odometry is not None and core.wants_odometry:
             core.observe(odometry, self._odometry_s)

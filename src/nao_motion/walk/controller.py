@@ -614,7 +614,7 @@ class WalkController:
         # As the planner counts it: a step has ended at its end time, to within STEP_TIME_EPS_S.
         ended_by_s = now_s + STEP_TIME_EPS_S
         step = self.step_in_progress
-        steps = self._walk_clock_steps(step)
+        steps = self._walk_clock_steps(step, now_s)
         plan_time_s = self.plan.time_s + self.plan_delay_s
         # It ended even if the new plan no longer lists it; also when it ended on the planner's
         # clock only (the plan's time is past the step's end, its feet include it): else its end
@@ -637,17 +637,20 @@ class WalkController:
         self.step_in_progress = steps[0] if executing and steps and steps[0].start_s <= now_s else None
         return steps, feet, killed or moved
 
-    def _walk_clock_steps(self, in_progress: Footstep | None) -> tuple[Footstep, ...]:
+    def _walk_clock_steps(self, in_progress: Footstep | None, now_s: float) -> tuple[Footstep, ...]:
         """The plan's steps on the walk's clock. Where the plan lists the step in progress at
         another time by what the planner held of the walk's holds (walk/hold_step, heard a cycle
-        or two late), the walk keeps its own timing: the delay is what is left of its holds."""
+        or two late), the walk keeps its own timing: the delay is what is left of its holds.
+        Holding a lift-off when its cycles stopped a while (a late driver, a starved process), the
+        walk holds that gap too (``_walk_cycle``), which the planner held already."""
         plan_steps = self.plan.steps
         if in_progress is not None:
+            gap_s = max(0.0, now_s - self.generator_time_s - self.dt_s) if self.lift_off_holding else 0.0
             for planned in plan_steps[:2]:  # the planner may still list one the walk has ended
                 if (planned.leg is in_progress.leg and planned.origin == in_progress.origin
                         and planned.target == in_progress.target):
                     delay_s = in_progress.start_s - planned.start_s
-                    if -HOLD_ECHO_TOLERANCE_S <= delay_s <= self.held_s + HOLD_ECHO_TOLERANCE_S:
+                    if -HOLD_ECHO_TOLERANCE_S - gap_s <= delay_s <= self.held_s + HOLD_ECHO_TOLERANCE_S:
                         self.plan_delay_s = delay_s
                     break
         delay_s = self.plan_delay_s
@@ -836,6 +839,9 @@ class WalkController:
         due = round((now_s - self.generator_time_s) / dt_s)
         if due > MAX_CATCH_UP_CYCLES:
             out.warnings.append(("clock_jump", f"the clock jumped {due} cycles: the walk resynchronises"))
+            if self.lift_off_holding:  # the robot stood on both feet through the gap, as the planner
+                # held it (it heard walk/hold_step): held too, else the step would lift at once, late
+                executed = self._hold_steps(executed, now_s - dt_s - self.generator_time_s)
             self.generator_time_s, due = now_s - dt_s, 1
         if due < 1:  # the same cycle again: nothing new to send, and a held lift-off stays held
             # (reported as not held, a repeated cycle had the planner's time run on for a cycle
@@ -892,14 +898,19 @@ class WalkController:
             self._refuse(f"walk stopped, killMove: {reason}")
             self._end_walk(f"stopped: {reason}")
             return None
-        hold_s = due * self.dt_s
+        self.outputs.hold_step = self.lift_off_holding = True
+        self.outputs.reason = HOLDING
+        return self._hold_steps(executed, due * self.dt_s)
+
+    def _hold_steps(self, executed: tuple[tuple[Footstep, ...], FeetState], hold_s: float):
+        """The executed steps (returned), the step in progress and the plan on the walk's clock
+        ``hold_s`` later: the lift-off held that long."""
+        steps, feet = executed
         if self.step_in_progress is not None:  # what the next cycle aligns the plan with
             self.step_in_progress = delayed((self.step_in_progress,), hold_s)[0]
         self.plan_delay_s += hold_s
         self.held_s += hold_s
         self.lift_off_held_s += hold_s
-        self.outputs.hold_step = self.lift_off_holding = True
-        self.outputs.reason = HOLDING
         return delayed(steps, hold_s), feet
 
     def _recover(self, inputs: WalkInputs, steps) -> None:
