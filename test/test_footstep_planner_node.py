@@ -327,6 +327,33 @@ def test_goal_pose_in_another_frame_goes_through_tf(running):
     assert_pose_close(reached, Pose2D(idle.robot_position().x + 0.2, 0.1, 0.5 * math.pi))
 
 
+def test_a_goal_in_a_frame_whose_transform_is_no_pose_is_refused_and_the_planner_goes_on(running):
+    """Was: a zero quaternion on /tf killed the footstep planner at a goal in that frame (a
+    ZeroDivisionError in the quaternion's normalisation). The transform is refused as it is taken
+    in, the goal refused with the reason, and the planner goes on planning."""
+    proc, probe = running
+    idle = probe.idle()
+    broken = TransformStamped()
+    broken.header.frame_id, broken.child_frame_id = "odom", "broken_landmark"
+    broken.transform.translation.x = 0.2
+    broken.transform.rotation.w = 0.0  # (x, y, z, w) all zero
+    end = time.monotonic() + 5.0
+    while probe.tf_pub.get_subscription_count() == 0 and time.monotonic() < end:
+        time.sleep(0.01)
+    probe.tf_pub.publish(TFMessage(transforms=[broken]))
+    time.sleep(0.3)
+    with probe.cond:
+        probe.logs.clear()
+    plan = probe.send("goal_pose", goal(0.1, 0.0, 0.0, frame="broken_landmark"))
+    assert plan.accepted_commands == idle.accepted_commands
+    assert probe.wait(lambda: any("'broken_landmark': zero orientation quaternion" in line for line in probe.logs),
+                      5.0), "no log line saying why"
+    assert proc.running()
+    plan = probe.send("goal_pose", goal(*(idle.robot_position() * Pose2D(0.1, 0.0, 0.0)).as_list()))
+    assert plan.accepted_commands == idle.accepted_commands + 1
+    probe.idle()
+
+
 def test_goal_pose_in_odom_is_where_the_sensed_odometry_has_it_and_markers_are_drawn_in_odom(running):
     """The walk's odom has the robot 10 cm behind, 5 cm left of and turned 0.3 rad from where the
     plan has it (it fell short): a goal in odom 0.2 m ahead of the sensed robot is 0.2 m ahead of

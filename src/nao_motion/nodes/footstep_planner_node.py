@@ -363,8 +363,9 @@ class FootstepPlannerNode(Node):
         if frame not in ("", ODOM_FRAME):
             try:
                 pose = self.tf.lookup(frame, ODOM_FRAME) @ pose
-            except KeyError:
-                raise ValueError(f"unknown frame {frame!r}: no transform to {ODOM_FRAME!r} on /tf") from None
+            except KeyError as err:
+                raise ValueError(f"unknown frame {frame!r}: no transform to {ODOM_FRAME!r} on /tf ({err.args[0]})") \
+                    from None
         return self.plan_frame.to_plan(Pose2D.from_transform(pose))
 
     def on_walk_hold_start(self, msg: Bool) -> None:

@@ -6,6 +6,12 @@ tests, with or without tf2_ros (it only needs tf2_msgs). Its subscriptions are s
 a frame up now and then, so the messages stay in the middleware's history (the last
 ``history`` of them, a few seconds of a NAO's /tf) and are converted only when a lookup, the
 frame list or the message count is asked for.
+
+A transform is checked as it is taken in, as every pose from outside is (``pose_refusal``): one
+with a non-finite number or a quaternion that is no rotation (zero, one of norm 1e-300) is
+refused, the frame's last valid transform kept, and a lookup that cannot resolve says which
+transforms it refused. A zero quaternion on /tf reached the quaternion's normalisation and
+killed the footstep planner at a goal in that frame.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from rclpy.serialization import deserialize_message
 from tf2_msgs.msg import TFMessage
 
 from ..spatial import rotation_from_quaternion_xyzw, transform
-from .conversions import stamp_seconds
+from .conversions import pose_refusal, stamp_seconds
 from .sampled import SampledSubscription
 
 # /tf messages kept between two reads: 5 s of the suite's own /tf (two publishers at 100 Hz),
@@ -35,6 +41,7 @@ class TfListener:
         self.convert_last = convert_last
         self.parent_of: dict[str, str] = {}
         self._latest = {}  # child frame -> TransformStamped
+        self.refused: dict[str, str] = {}  # child frame -> why its last refused transform was refused
         self._dynamic_messages = 0
         self.static_frames: set[str] = set()
         self._dynamic = SampledSubscription(node, TFMessage, "/tf", depth=history, raw=True)
@@ -52,6 +59,11 @@ class TfListener:
 
     def _store(self, msg: TFMessage) -> None:
         for t in msg.transforms:
+            p, r = t.transform.translation, t.transform.rotation
+            reason = pose_refusal((p.x, p.y, p.z, r.x, r.y, r.z, r.w))
+            if reason is not None:
+                self.refused[t.child_frame_id] = reason
+                continue
             self.parent_of[t.child_frame_id] = t.header.frame_id
             self._latest[t.child_frame_id] = t
 
@@ -75,9 +87,16 @@ class TfListener:
         return set(self.parent_of) | set(self.parent_of.values())
 
     def lookup(self, frame: str, root: str = "torso") -> np.ndarray:
-        """Pose of `frame` in `root` from the latest transforms (KeyError if not connected)."""
+        """Pose of `frame` in `root` from the latest valid transforms (KeyError if not connected;
+        its message names the transforms refused)."""
         self.update()
-        return pose_in_root(self.parent_of, self.local, frame, root)
+        try:
+            return pose_in_root(self.parent_of, self.local, frame, root)
+        except KeyError as err:
+            if not self.refused:
+                raise
+            refused = "; ".join(f"{child!r}: {reason}" for child, reason in self.refused.items())
+            raise KeyError(f"{err.args[0]} (transforms refused on /tf: {refused})") from None
 
 
 def pose_in_root(parent_of: dict[str, str], local: Callable[[str], np.ndarray], frame: str, root: str) -> np.ndarray:
