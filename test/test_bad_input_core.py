@@ -119,6 +119,20 @@ def test_a_pose_whose_quaternion_overflows_is_refused_not_read_as_no_rotation():
     assert pose_refusal((math.nan,) + (0.0,) * 5 + (1.0,)) == "non-finite position or orientation"
 
 
+def test_a_quaternion_that_is_no_rotation_raises_a_value_error_not_a_division_by_zero():
+    """Inputs are checked before they reach the conversion (pose_refusal, plausible_quaternion);
+    one that slipped through (a zero quaternion on /tf killed the footstep planner with a
+    ZeroDivisionError) is a ValueError, which the nodes' handlers refuse, never a NaN rotation."""
+    from nao_motion.spatial import rotation_from_quaternion_xyzw, transform_from_quaternion_xyzw
+
+    for q in ((0.0, 0.0, 0.0, 0.0), (math.nan, 0.0, 0.0, 1.0), (math.inf, 0.0, 0.0, 1.0)):
+        with pytest.raises(ValueError, match="no rotation"):
+            rotation_from_quaternion_xyzw(q)
+        with pytest.raises(ValueError, match="no rotation"):
+            transform_from_quaternion_xyzw(q, (0.0, 0.0, 0.0))
+    assert np.allclose(rotation_from_quaternion_xyzw((0.0, 0.0, 2.0, 0.0)), np.diag([-1.0, -1.0, 1.0]))
+
+
 def test_last_pose_matrix_is_pose_matrix_of_converted_once_per_pose():
     """The whole body's sole references: a pose sent again is not converted again; any other
     pose (-0.0 for 0.0 included) is, and a refused one gives None as pose_matrix_of does."""

@@ -216,6 +216,8 @@ def _quaternion_rows(q) -> list[list[float]]:
     """The 3x3 rotation of a quaternion (x, y, z, w; normalised here) as nested lists."""
     x, y, z, w = (float(v) for v in q)
     norm = math.sqrt(x * x + y * y + z * z + w * w)
+    if not 0.0 < norm < math.inf:  # (NaN too) callers check what comes from outside first
+        raise ValueError(f"quaternion {(x, y, z, w)} is no rotation")
     x, y, z, w = x / norm, y / norm, z / norm, w / norm
     return [
         [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
