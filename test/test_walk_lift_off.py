@@ -192,15 +192,22 @@ def test_a_walk_pushed_onto_the_foot_about_to_swing_waits_for_it_and_reaches_the
     assert held_s == 0.0 and fell
 
 
+def walk_holding_a_pushed_lift_off():
+    """The walk pushed onto the foot about to swing (``walk_pushed_at_a_left_step``), stepped on
+    until it holds that step's lift-off."""
+    walk, _, left = walk_pushed_at_a_left_step(True, 25.0, 0.0)
+    while not walk.controller.outputs.hold_step and walk.time_s < left.end_s:
+        walk.cycle()
+    assert walk.controller.outputs.hold_step, "the pushed walk never held its lift-off"
+    return walk
+
+
 def test_a_held_lift_off_stays_held_through_a_repeated_cycle():
     """A joint_states of the same cycle again (bunched by a late driver) samples nothing new: the
     held lift-off is still reported held (walk/hold_step), not released for that message, which
     had the planner's time run on while the walk held."""
-    walk, _, left = walk_pushed_at_a_left_step(True, 25.0, 0.0)
+    walk = walk_holding_a_pushed_lift_off()
     c = walk.controller
-    while not c.outputs.hold_step and walk.time_s < left.end_s:
-        walk.cycle()
-    assert c.outputs.hold_step, "the pushed walk never held its lift-off"
     held_s = c.held_s
     c.cycle(walk.inputs)  # the same cycle's inputs again
     assert c.outputs.hold_step and c.held_s == held_s
@@ -212,11 +219,8 @@ def test_a_held_lift_off_stays_held_through_a_clock_jump_as_the_planner_holds_it
     gap too, still holding after it, the step in progress where the planner has it. Resynchronised
     without it, the step lifted at once, 0.3 s late, and the plan moved the step in progress
     (killMove)."""
-    walk, _, left = walk_pushed_at_a_left_step(True, 25.0, 0.0)
+    walk = walk_holding_a_pushed_lift_off()
     c = walk.controller
-    while not c.outputs.hold_step and walk.time_s < left.end_s:
-        walk.cycle()
-    assert c.outputs.hold_step, "the pushed walk never held its lift-off"
     held_s = c.held_s
     walk.time_s += 0.3  # the clock jumps 30 cycles, beyond what the walk samples through
     walk.cycle()
