@@ -330,7 +330,8 @@ def test_goal_pose_in_another_frame_goes_through_tf(running):
 def test_a_goal_in_a_frame_whose_transform_is_no_pose_is_refused_and_the_planner_goes_on(running):
     """Was: a zero quaternion on /tf killed the footstep planner at a goal in that frame (a
     ZeroDivisionError in the quaternion's normalisation). The transform is refused as it is taken
-    in, the goal refused with the reason, and the planner goes on planning."""
+    in, the goal refused with the reason, and the planner goes on planning: a valid transform of
+    that frame later is taken."""
     proc, probe = running
     idle = probe.idle()
     broken = TransformStamped()
@@ -349,7 +350,10 @@ def test_a_goal_in_a_frame_whose_transform_is_no_pose_is_refused_and_the_planner
     assert probe.wait(lambda: any("'broken_landmark': zero orientation quaternion" in line for line in probe.logs),
                       5.0), "no log line saying why"
     assert proc.running()
-    plan = probe.send("goal_pose", goal(*(idle.robot_position() * Pose2D(0.1, 0.0, 0.0)).as_list()))
+    broken.transform.rotation.w = 1.0  # the frame's publisher mended: its next transform is taken
+    probe.tf_pub.publish(TFMessage(transforms=[broken]))
+    time.sleep(0.3)
+    plan = probe.send("goal_pose", goal(0.1, 0.0, 0.0, frame="broken_landmark"))
     assert plan.accepted_commands == idle.accepted_commands + 1
     probe.idle()
 

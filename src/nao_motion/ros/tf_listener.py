@@ -30,6 +30,7 @@ from .sampled import SampledSubscription
 # /tf messages kept between two reads: 5 s of the suite's own /tf (two publishers at 100 Hz),
 # so a slower publisher's frame (map -> odom from a localiser) is still there at a lookup.
 TF_HISTORY = 1000
+REFUSED_KEPT = 8  # frames whose refused transform a failed lookup names
 
 
 class TfListener:
@@ -41,7 +42,9 @@ class TfListener:
         self.convert_last = convert_last
         self.parent_of: dict[str, str] = {}
         self._latest = {}  # child frame -> TransformStamped
-        self.refused: dict[str, str] = {}  # child frame -> why its last refused transform was refused
+        # child frame -> why its last transform was refused, while it has no valid one since (the
+        # newest REFUSED_KEPT frames: a flood of bad transforms under new names stays bounded)
+        self.refused: dict[str, str] = {}
         self._dynamic_messages = 0
         self.static_frames: set[str] = set()
         self._dynamic = SampledSubscription(node, TFMessage, "/tf", depth=history, raw=True)
@@ -62,8 +65,12 @@ class TfListener:
             p, r = t.transform.translation, t.transform.rotation
             reason = pose_refusal((p.x, p.y, p.z, r.x, r.y, r.z, r.w))
             if reason is not None:
+                self.refused.pop(t.child_frame_id, None)
                 self.refused[t.child_frame_id] = reason
+                if len(self.refused) > REFUSED_KEPT:
+                    del self.refused[next(iter(self.refused))]
                 continue
+            self.refused.pop(t.child_frame_id, None)
             self.parent_of[t.child_frame_id] = t.header.frame_id
             self._latest[t.child_frame_id] = t
 
