@@ -645,7 +645,7 @@ class WalkController:
         walk holds that gap too (``_walk_cycle``), which the planner held already."""
         plan_steps = self.plan.steps
         if in_progress is not None:
-            gap_s = max(0.0, now_s - self.generator_time_s - self.dt_s) if self.lift_off_holding else 0.0
+            gap_s = self._unsampled_s(now_s) if self.lift_off_holding else 0.0
             for planned in plan_steps[:2]:  # the planner may still list one the walk has ended
                 if (planned.leg is in_progress.leg and planned.origin == in_progress.origin
                         and planned.target == in_progress.target):
@@ -841,7 +841,7 @@ class WalkController:
             out.warnings.append(("clock_jump", f"the clock jumped {due} cycles: the walk resynchronises"))
             if self.lift_off_holding:  # the robot stood on both feet through the gap, as the planner
                 # held it (it heard walk/hold_step): held too, else the step would lift at once, late
-                executed = self._hold_steps(executed, now_s - dt_s - self.generator_time_s)
+                executed = self._hold_steps(executed, self._unsampled_s(now_s))
             self.generator_time_s, due = now_s - dt_s, 1
         if due < 1:  # the same cycle again: nothing new to send, and a held lift-off stays held
             # (reported as not held, a repeated cycle had the planner's time run on for a cycle
@@ -865,6 +865,11 @@ class WalkController:
                 return
         self._references(gen_out)
         self._arm_swing(gen_out.arm_offsets_rad, now_s)
+
+    def _unsampled_s(self, now_s: float) -> float:
+        """The time the generator has not sampled before the cycle at ``now_s``: its cycles
+        stopped that long (0 cycle after cycle)."""
+        return max(0.0, now_s - self.dt_s - self.generator_time_s)
 
     def _lift_off(self, now_s: float, executed: tuple[tuple[Footstep, ...], FeetState], due: int):
         """The lift-off check (``walk.lift_off``) for a step whose swing would begin in this
