@@ -314,6 +314,44 @@ def test_walk_references_move_the_com_and_the_swing_foot():
     assert result.mode is Mode.PASS_THROUGH
 
 
+def test_wb_enable_during_a_walk_keeps_the_walks_world_frame():
+    """wbEnable(True) while the walk's references still come (a script enabling as moveTo
+    returns): the balancer goes on in the walk's frame, and balances in it when the walk ends.
+    Anchored at FRAME_ROBOT instead, the references, in the walk's frame, lay as far ahead as
+    the robot had walked, and the COM was dragged there: the robot fell."""
+    b = standing(enable=False)
+    left, right = sole_poses(b)
+    com = b.step(b.q.copy()).com_world_m.copy()
+    stepped = right.copy()
+    stepped[:3, 3] += [0.04, 0.0, 0.0]  # the right foot a step ahead: FRAME_ROBOT 2 cm ahead of W
+    lifted = stepped.copy()
+    lifted[2, 3] += 0.01
+    over_left = com + [0.0, 0.03, -0.005]
+    for k in range(260):
+        swing = right if k < 40 else lifted if k < 110 else stepped  # lifted, moved, set down
+        support = "LLeg" if 40 <= k < 160 else "Legs"
+        b.step(b.q.copy(), WalkReference(over_left if k < 200 else com + [0.02, 0.0, -0.005], left, swing, support))
+    robot_in_w = b.torso_world @ b.fk.ground_frame(b.fk.compute(b.q))
+    assert robot_in_w[0, 3] == pytest.approx(0.02, abs=3e-3)  # the walk's frame is not FRAME_ROBOT now
+    frame, command = b.torso_world.copy(), b.q.copy()
+    b.set_enabled(True, q_measured=b.q + 0.2)  # far from the command: standing, it would restart there
+    np.testing.assert_array_equal(b.torso_world, frame)
+    np.testing.assert_array_equal(b.q, command)
+    reference = com + [0.02, 0.0, -0.005]
+    for _ in range(20):
+        result = b.step(b.q.copy(), WalkReference(reference, left, stepped, "Legs"))
+        assert result.mode is Mode.WALKING
+    np.testing.assert_allclose(result.com_world_m, reference, atol=2e-3)
+    b.apply(WholeBodySettings(balance_enabled=True, balance_support="Legs"))
+    for _ in range(100):  # the walk ended: balancing, the feet held where they landed
+        result = b.step(b.q.copy())
+        assert result.mode is Mode.BALANCING and result.outcome is Outcome.SOLVED
+    feet = sole_poses(b)
+    np.testing.assert_allclose(feet[0][:3, 3], left[:3, 3], atol=1e-3)
+    np.testing.assert_allclose(feet[1][:3, 3], stepped[:3, 3], atol=1e-3)
+    np.testing.assert_allclose(result.com_world_m[:2], reference[:2], atol=5e-3)
+
+
 def test_after_a_walk_the_legs_stay_where_it_left_them_until_their_wish_changes():
     """NAOqi: the legs keep the walk's pose; taken back to the wish from before the walk they
     would drag the feet, planted elsewhere now. Other joints go back to their wish; a leg wish

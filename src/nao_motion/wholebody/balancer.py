@@ -466,10 +466,15 @@ class WholeBodyBalancer:
         effectors where they are. The QP starts from the command (no jump), or from `q_measured`
         when that is more than ``max_tracking_error_rad`` away (the robot is not where the command
         says: limp joints, moved by hand). `torso_attitude` (3x3, gravity-aligned frame, e.g.
-        from the IMU) gives the vertical; None: the lower sole lies flat."""
+        from the IMU) gives the vertical; None: the lower sole lies flat.
+
+        Enabled while a walk is under way, the balancer keeps the walk's world frame and command:
+        the walk's references are in that frame, and one anchored at FRAME_ROBOT now would put
+        them as far ahead as the robot has walked (the COM dragged there: a fall). When the walk
+        ends the feet are held where they landed, in the same frame (``_update_mode``)."""
         if not self._started:
             raise RuntimeError("reset(q) the balancer before enabling it")
-        if enabled and not self.enabled:
+        if enabled and not self.enabled and self.mode is not Mode.WALKING:
             if q_measured is not None and np.max(np.abs(q_measured - self.q)) > self.config.max_tracking_error_rad:
                 self._set_command(self.model.clip_to_limits(self.model.mimic_hip_yaw_pitch(q_measured)))
             self._anchor(torso_attitude)
