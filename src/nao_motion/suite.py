@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+# The collision filter's command in the full suite: the whole-body node's articular wish.
+SAFE_JOINT_COMMANDS = "collision_filter/safe_joint_commands"
+
 
 @dataclass(frozen=True)
 class NodeSpec:
@@ -27,7 +30,7 @@ NODES: tuple[NodeSpec, ...] = (
     # whose command the filter's motions start from; alone (no whole-body node) it drives the
     # robot with no remaps.
     NodeSpec("collision_filter", "nao_motion.nodes.collision_filter_node", "collision_filter.yaml",
-             remaps={"joint_commands": "collision_filter/safe_joint_commands",
+             remaps={"joint_commands": SAFE_JOINT_COMMANDS,
                      "collision_filter/robot_commands": "joint_commands"}, node_class="CollisionFilterNode"),
     NodeSpec("whole_body", "nao_motion.nodes.whole_body_node", "whole_body.yaml", node_class="WholeBodyNode"),
     NodeSpec("footstep_planner", "nao_motion.nodes.footstep_planner_node", "footstep_planner.yaml",

@@ -41,6 +41,7 @@ class ClientBase:
         self._commands = SampledSubscription(self.node, JointState, "joint_commands", depth=20)
         # The blocking calls wait in the commanding node's time, the stamps of its commands.
         self._joint_commands_clock = CycleClock(self.node, JointState, "joint_commands")
+        self._safe_commands_clock: CycleClock | None = None  # the filter's, in the suite (_motion_clock)
         self._executor = CycleExecutor()
         self._executor.add_node(self.node)
         self._thread = threading.Thread(target=self._executor.spin, daemon=True)

@@ -30,7 +30,8 @@ from ..joint_input import JointInputError
 from ..postures import posture
 from ..ros.qos import CYCLE_QOS
 from .client_base import ALMotionError
-from .cycle_clock import Tick
+from ..suite import SAFE_JOINT_COMMANDS
+from .cycle_clock import CycleClock, Tick
 
 SETTLED_CYCLES = 10  # the same command this many times running: the motion is over
 SETTLED_RAD = 1e-6
@@ -59,7 +60,7 @@ class MotionCommandMethods:
     def angleInterpolationWithSpeed(self, names, targetAngles, maxSpeedFraction: float) -> None:
         """Blocking: move to the angles at maxSpeedFraction of the maximum speed, all joints together."""
         start, duration_s = self._send_targets(names, targetAngles, maxSpeedFraction)
-        self._wait_for_motion(start, duration_s)
+        self._wait_for_motion(start, duration_s, self._joint_names(names))
 
     def angleInterpolation(self, names, angleLists, timeLists, isAbsolute: bool) -> None:
         """Blocking: pass through the angles at the times (s from now), per joint; relative
@@ -90,7 +91,7 @@ class MotionCommandMethods:
             msg.points.append(JointTrajectoryPoint(positions=p.tolist(), time_from_start=Duration(
                 sec=sec, nanosec=int(round((t - sec) * 1e9)))))
         start = self._publish(self._trajectory_pub, msg, "joint_trajectory")
-        self._wait_for_motion(start, float(union[-1]))
+        self._wait_for_motion(start, float(union[-1]), joints)
 
     def setStiffnesses(self, names, stiffnesses) -> None:
         """Stiffness 0..1 of joints or chains (one value, or one per joint)."""
@@ -143,20 +144,31 @@ class MotionCommandMethods:
                 if publisher.get_subscription_count() != count:
                     count, since = publisher.get_subscription_count(), time.monotonic()
             self._settled_topics.add(topic)
-        start = self._joint_commands_clock.latest()
+        start = self._motion_clock().latest()
         publisher.publish(msg)
         return start
 
-    def _wait_for_motion(self, start: Tick | None, duration_s: float) -> None:
+    def _motion_clock(self) -> CycleClock:
+        """The stream a joint motion is waited on: the collision filter's command. In the suite
+        that is its own topic (``SAFE_JOINT_COMMANDS``): the whole body's ``joint_commands``
+        carries the balance's corrections, which move the arms a little every cycle of a walk, so
+        a motion of theirs never looked finished until the walk ended. Alone, the filter publishes
+        ``joint_commands`` itself. Subscribed when a suite's filter is first seen."""
+        if self._safe_commands_clock is None and self.node.count_publishers(SAFE_JOINT_COMMANDS) > 0:
+            self._safe_commands_clock = CycleClock(self.node, JointState, SAFE_JOINT_COMMANDS)
+        return self._safe_commands_clock or self._joint_commands_clock
+
+    def _wait_for_motion(self, start: Tick | None, duration_s: float, joints: list[str]) -> None:
         """Wait the motion's duration in the filter's time (the stamps of its commands), then until
-        its commands stop changing."""
-        clock = self._joint_commands_clock
+        its commands of the motion's `joints` stop changing (the other joints' may never: the walk
+        swings the arms it was not asked to leave alone)."""
+        clock = self._motion_clock()
         tick = clock.wait_elapsed(start, duration_s, duration_s + self.timeout_s, COMMANDS_PUBLISHER)
         resting_gap_s = RESTING_GAP_CYCLES * self.model.cycle_time_s
         still = 0
         while still < SETTLED_CYCLES:
             previous, tick = tick, clock.wait_next(tick, self.timeout_s, COMMANDS_PUBLISHER)
-            if not _same_command(previous.msg, tick.msg):
+            if not _same_positions(previous.msg, tick.msg, joints):
                 still = 0
             elif tick.gap_s > resting_gap_s:
                 return
@@ -164,9 +176,15 @@ class MotionCommandMethods:
                 still += 1
 
 
-def _same_command(a: JointState, b: JointState) -> bool:
-    return (a.name == b.name and len(a.position) == len(b.position)
-            and bool(np.all(np.abs(np.subtract(a.position, b.position)) < SETTLED_RAD)))
+def _same_positions(a: JointState, b: JointState, joints: list[str]) -> bool:
+    """Whether two commands hold the same positions of `joints` (not when a joint is missing)."""
+    if a.name != b.name or len(a.position) != len(a.name) or len(b.position) != len(b.name):
+        return False
+    try:
+        at = [a.name.index(j) for j in joints]
+    except ValueError:
+        return False
+    return bool(np.all(np.abs(np.take(a.position, at) - np.take(b.position, at)) < SETTLED_RAD))
 
 
 def _is_number(x) -> bool:

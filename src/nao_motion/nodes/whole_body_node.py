@@ -87,6 +87,7 @@ from ..ros.node_tools import (
 from ..ros.qos import CYCLE_QOS, LATEST_QOS
 from ..ros.sampled import CycleInputs, SampledSubscription
 from ..spatial import quaternion_xyzw_from_rotation, rotation_from_quaternion_xyzw
+from ..suite import SAFE_JOINT_COMMANDS
 from ..walk.stabilizer import StabilizerConfig
 from ..wholebody.balancer import BalancerConfig, Outcome, WalkReference, WholeBodySettings
 from ..wholebody.cycle import WholeBodyCycle
@@ -172,7 +173,7 @@ class WholeBodyNode(Node):
         # Read at the cycle: the filter's command and the walk's references come every cycle and
         # matter only at the next (``CycleInputs``).
         self.cycle_inputs = CycleInputs(self)
-        self.cycle_inputs.add(JointState, "collision_filter/safe_joint_commands", self.on_wish, raw=True)
+        self.cycle_inputs.add(JointState, SAFE_JOINT_COMMANDS, self.on_wish, raw=True)
         self.create_subscription(JointState, "joint_states", self.on_joint_states, LATEST_QOS, raw=True)
         self.imu_sub = SampledSubscription(self, Imu, "imu", raw=True)
         self.imu_reader = ImuReader()
@@ -296,7 +297,7 @@ class WholeBodyNode(Node):
         try:
             self.wish_reader.merge(data, self.wish, self.wish_received)
         except JointInputError as err:
-            self._refuse("collision_filter/safe_joint_commands", str(err))
+            self._refuse(SAFE_JOINT_COMMANDS, str(err))
 
     def on_joint_states(self, data: bytes, info: dict) -> None:
         self.answer_latency.received(info)
