@@ -82,7 +82,7 @@ def client(request):
     try:
         from nao_motion.almotion import ALMotion
 
-        with ALMotion(node_name="world_frame_client") as motion:
+        with ALMotion("V5", node_name="world_frame_client") as motion:
             motion.getAngles("Body", True)  # the first joint_states
             time.sleep(0.5)  # every stream and the plan received
             yield motion, request.param, suite.plan
@@ -136,3 +136,39 @@ def test_robot_positions_with_and_without_sensors(client):
     ahead = planned_next.relative_to(plan.robot_position())
     assert ahead.x > 0.01
     np.testing.assert_allclose(motion.getNextRobotPosition(True), (sensed_robot * ahead).as_list(), atol=1e-9)
+
+
+@pytest.fixture
+def ros_context():
+    rclpy.init()
+    yield
+    rclpy.shutdown()
+
+
+def test_the_client_learns_the_robot_from_the_running_suite(ros_context):
+    """NAOqi's proxy talks to the robot it is on: without a nao_version, the client asks the suite
+    (a suite node's nao_version parameter; here a node named as the suite's kinematics node)."""
+    from rclpy.parameter import Parameter
+
+    from nao_motion.almotion import ALMotion
+
+    suite = SpinningProbe("kinematics", parameter_overrides=[Parameter("nao_version", value="V6")],
+                          automatically_declare_parameters_from_overrides=True)
+    suite.start()
+    try:
+        with ALMotion(node_name="version_client", timeout_s=10.0) as motion:
+            assert motion.model.version == "V6"
+            assert motion.model.cycle_time_s == pytest.approx(0.012)
+    finally:
+        suite.close()
+
+
+def test_without_a_suite_the_client_says_so_or_takes_the_version_it_is_given(ros_context):
+    from nao_motion.almotion import ALMotion, ALMotionError
+
+    start = time.monotonic()
+    with pytest.raises(ALMotionError, match="told its nao_version within 1.0 s: is the suite up"):
+        ALMotion(node_name="lonely_client", timeout_s=1.0)
+    assert time.monotonic() - start < 5.0
+    with ALMotion("V6", node_name="told_client", timeout_s=1.0) as motion:
+        assert motion.model.version == "V6"

@@ -90,7 +90,7 @@ def ros():
 def client():
     from nao_motion.almotion import ALMotion
 
-    return ALMotion(node_name="move_wait_client", timeout_s=CLIENT_TIMEOUT_S)
+    return ALMotion("V5", node_name="move_wait_client", timeout_s=CLIENT_TIMEOUT_S)
 
 
 def wait_for_steps(motion) -> None:

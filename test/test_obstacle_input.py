@@ -79,7 +79,7 @@ def test_a_scripts_obstacle_lifetime_counts_on_the_suites_clock_even_a_simulated
     try:
         from nao_motion.almotion import ALMotion
 
-        with ALMotion(node_name="obstacle_client") as motion:
+        with ALMotion("V5", node_name="obstacle_client") as motion:
             motion.setObstacle("ball", "Sphere", [0.2, 0.1, 0.0], [0.03], frame="torso", lifetime=2.0)
             assert suite.wait(lambda: received), "no declaration on the obstacles topic"
         sim_now_s = 5.0

@@ -13,6 +13,8 @@ from contextlib import contextmanager
 
 import numpy as np
 import rclpy
+from rcl_interfaces.msg import ParameterType
+from rcl_interfaces.srv import GetParameters
 from sensor_msgs.msg import JointState
 
 from ..joint_input import JointInputError, parse_joint_values
@@ -20,19 +22,28 @@ from ..kinematics import ForwardKinematics
 from ..model import NaoModel
 from ..ros.executor import CycleExecutor
 from ..ros.sampled import SampledSubscription
+from ..suite import NODES
 from .cycle_clock import CycleClock
 from .errors import ALMotionError
 
 
+# A freshly started client's graph fills in over its first seconds (Fast DDS on one machine: the
+# suite's publishers appeared 1.4-3.0 s after the client's node, in 3 runs); a stream whose
+# publisher has not appeared this long after the client started is taken as absent.
+DISCOVERY_S = 5.0
+SUITE_NODE_NAMES = frozenset(spec.executable for spec in NODES)
+
+
 class ClientBase:
-    def __init__(self, nao_version: str = "V5", node_name: str = "almotion_client", timeout_s: float = 5.0):
-        self.model = NaoModel(nao_version)
-        self.fk = ForwardKinematics(self.model)
+    def __init__(self, nao_version: str | None = None, node_name: str = "almotion_client", timeout_s: float = 5.0):
+        """``nao_version`` None: the running suite's (its nodes' ``nao_version`` parameter), asked
+        of the first suite node in the graph, waited for up to ``timeout_s``."""
         self.timeout_s = timeout_s
         self._owns_context = not rclpy.ok()
         if self._owns_context:
             rclpy.init()
         self.node = rclpy.create_node(node_name)
+        self._started_s = time.monotonic()
         self._lock = threading.Lock()
         self._sensed = self._commanded = None
         # Read when a call asks (a script's process should not wake a hundred times a second
@@ -46,6 +57,42 @@ class ClientBase:
         self._executor.add_node(self.node)
         self._thread = threading.Thread(target=self._executor.spin, daemon=True)
         self._thread.start()
+        try:
+            self.model = NaoModel(nao_version or self._suite_nao_version())
+        except BaseException:
+            ClientBase.close(self)  # (the other parts' close: they were never set up)
+            raise
+        self.fk = ForwardKinematics(self.model)
+
+    def _suite_nao_version(self) -> str:
+        """The NAO version the running suite was started for: the ``nao_version`` of the first
+        suite node found in the graph."""
+        deadline = time.monotonic() + self.timeout_s
+        request = GetParameters.Request(names=["nao_version"])
+        while time.monotonic() < deadline:
+            for name, namespace in self.node.get_node_names_and_namespaces():
+                if name not in SUITE_NODE_NAMES:
+                    continue
+                client = self.node.create_client(GetParameters, f"{namespace.rstrip('/')}/{name}/get_parameters")
+                try:
+                    values = self.call_service(client, request, f"{name} node",
+                                               timeout_s=max(deadline - time.monotonic(), 0.5)).values
+                finally:
+                    self.node.destroy_client(client)
+                if values and values[0].type == ParameterType.PARAMETER_STRING:
+                    return values[0].string_value
+            time.sleep(0.05)
+        raise ALMotionError(f"no suite node ({', '.join(sorted(SUITE_NODE_NAMES))}) told its nao_version within "
+                            f"{self.timeout_s} s: is the suite up? (ALMotion(nao_version=...) names the robot)")
+
+    def _present(self, topic: str) -> bool:
+        """Whether ``topic`` has a publisher (waiting for discovery while the client is young:
+        ``DISCOVERY_S``)."""
+        while self.node.count_publishers(topic) == 0:
+            if time.monotonic() - self._started_s > DISCOVERY_S:
+                return False
+            time.sleep(0.01)
+        return True
 
     def _merge(self, current: np.ndarray | None, msg: JointState) -> np.ndarray | None:
         try:

@@ -31,13 +31,10 @@ from ..ros.conversions import imu_attitude
 from ..ros.sampled import SampledSubscription
 from .client_base import ALMotionError
 
-DISCOVERY_S = 1.0  # a publisher not discovered this long after the client started is not there
-
 
 class WorldFrameMethods:
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self._started_s = time.monotonic()
         self._odometry = SampledSubscription(self.node, Odometry, "odom")  # 100 Hz: read when asked
         self._imu = SampledSubscription(self.node, Imu, "imu")
         self._footprint_odom: Pose2D | None = None
@@ -95,14 +92,6 @@ class WorldFrameMethods:
         return world
 
     # --- plumbing -----------------------------------------------------------------------
-    def _present(self, topic: str) -> bool:
-        """Whether ``topic`` has a publisher (waiting for discovery while the client is young)."""
-        while self.node.count_publishers(topic) == 0:
-            if time.monotonic() - self._started_s > DISCOVERY_S:
-                return False
-            time.sleep(0.01)
-        return True
-
     def _latest(self, subscription: SampledSubscription, topic: str, kept: bool):
         """The newest message since the last call; with none and no value ``kept``, the first
         one (waited for up to the timeout) if the topic has a publisher, else None."""
