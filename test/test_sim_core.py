@@ -199,6 +199,18 @@ def test_stiffness_zero_collapses(sim):
     assert np.all(s.effort == 0.0)
 
 
+def test_limp_in_crouch_the_gearboxes_hold_the_robot(sim):
+    """NAOqi's rest(): Crouch, then every joint limp. A real NAO stays crouched; with the stiff
+    joints' friction only, the simulated one fell on its back within a second."""
+    crouched = sim.reset("Crouch")
+    sim.run(0.5)
+    sim.set_stiffness(0.0)
+    s = sim.run(3.0)
+    assert not s.fallen
+    assert s.torso_tilt_rad < crouched.torso_tilt_rad + 3 * DEG
+    assert s.torso_position[2] == pytest.approx(crouched.torso_position[2], abs=0.01)
+
+
 @pytest.mark.parametrize("direction", [(1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0)])
 def test_small_push_does_not_topple(sim, direction):
     sim.reset("StandInit")

@@ -16,7 +16,11 @@ model's joint order restricted to :func:`actuated_joint_names`):
 * reference slewing: the reference moves toward the command at most at max_velocity, the way
   the motor itself cannot go faster (and without it a large step would wind the loop up);
 * passive: reflected rotor inertia (armature), viscous damping and Coulomb friction that remain
-  at stiffness 0, so a limp NAO collapses but does not flail.
+  at stiffness 0, so a limp NAO collapses but does not flail. The friction the joint shows falls
+  from ``limp_friction_per_effort`` at stiffness 0 to ``friction_per_effort`` at 1
+  (``friction_at_stiffness``): limp, a NAO joint is held by its gearbox alone, which keeps a limp
+  NAO in Crouch where NAOqi's rest() leaves it; stiff, NAO's motor board runs its position loop
+  far faster than this model's, whose gain is set for NAO's compliance, and works through it.
 
 The figures here are simulation tuning, not NAO data: the NAO data (limits, torques, speeds)
 come from :class:`~nao_motion.model.NaoModel`.
@@ -41,8 +45,11 @@ class ServoParams:
     # gets 3e-3 kg m^2, a 0.4 N m wrist motor 4e-4 kg m^2.
     armature_per_effort: float = 1.0e-3
     passive_damping_nms: float = 0.03
-    # Gear friction as a fraction of the joint's maximum torque.
+    # Gear friction as a fraction of the joint's maximum torque, stiff and limp. Limp in Crouch,
+    # the simulated NAO fell on its back within a second at 0.01 (the hips folding under the
+    # torso's weight), and held from 0.15 on.
     friction_per_effort: float = 0.01
+    limp_friction_per_effort: float = 0.2
     slew_reference: bool = True
     torque_speed_limit: bool = True
 
@@ -79,6 +86,7 @@ class ServoBank:
         self.armature = p.armature_per_effort * self.max_effort
         self.damping = np.full_like(self.kp, p.passive_damping_nms)
         self.friction = p.friction_per_effort * self.max_effort
+        self.limp_friction = p.limp_friction_per_effort * self.max_effort
         n = len(self.joint_names)
         self.command = np.zeros(n)
         self.command_velocity = np.zeros(n)
@@ -102,6 +110,10 @@ class ServoBank:
     def set_stiffness(self, stiffness) -> None:
         s = np.broadcast_to(np.asarray(stiffness, dtype=float), self.command.shape)
         self.stiffness = np.clip(s, 0.0, 1.0).copy()
+
+    def friction_at_stiffness(self) -> np.ndarray:
+        """The joints' Coulomb friction (N m) at their current stiffness."""
+        return self.limp_friction + (self.friction - self.limp_friction) * self.stiffness
 
     def gains(self) -> tuple[np.ndarray, np.ndarray]:
         """(s kp, s kv) for the current stiffness."""

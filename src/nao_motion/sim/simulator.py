@@ -325,6 +325,7 @@ class NaoSimulator:
         m.actuator_gainprm[:, 0] = kp
         m.actuator_biasprm[:, 1] = -kp
         m.actuator_biasprm[:, 2] = -kv
+        m.dof_frictionloss[self._act_dof] = self.servos.friction_at_stiffness()
 
     def set_joint_stiffness(self, names, values) -> None:
         s = self._stiffness.copy()
