@@ -16,11 +16,13 @@ import rclpy
 from rcl_interfaces.msg import ParameterType
 from rcl_interfaces.srv import GetParameters
 from sensor_msgs.msg import JointState
+from std_msgs.msg import Bool
 
 from ..joint_input import JointInputError, parse_joint_values
 from ..kinematics import ForwardKinematics
 from ..model import NaoModel
 from ..ros.executor import CycleExecutor
+from ..ros.qos import LATCHED_QOS
 from ..ros.sampled import SampledSubscription
 from ..suite import NODES
 from .cycle_clock import CycleClock
@@ -53,6 +55,8 @@ class ClientBase:
         # The blocking calls wait in the commanding node's time, the stamps of its commands.
         self._joint_commands_clock = CycleClock(self.node, JointState, "joint_commands")
         self._safe_commands_clock: CycleClock | None = None  # the filter's, in the suite (_motion_clock)
+        self._fallen = False  # the whole body's robot_has_fallen (latched)
+        self.node.create_subscription(Bool, "robot_has_fallen", self._on_robot_has_fallen, LATCHED_QOS)
         self._executor = CycleExecutor()
         self._executor.add_node(self.node)
         self._thread = threading.Thread(target=self._executor.spin, daemon=True)
@@ -63,6 +67,15 @@ class ClientBase:
             ClientBase.close(self)  # (the other parts' close: they were never set up)
             raise
         self.fk = ForwardKinematics(self.model)
+
+    def _on_robot_has_fallen(self, msg: Bool) -> None:
+        self._fallen = msg.data
+
+    def _refuse_if_fallen(self, call: str) -> None:
+        """ALMotionError for a motion that assumes a standing robot, asked of a fallen one."""
+        if self._fallen:
+            raise ALMotionError(f"{call} refused: the robot has fallen (robot_has_fallen); "
+                                "get it up first (a posture, or put it on its feet)")
 
     def _suite_nao_version(self) -> str:
         """The NAO version the running suite was started for: the ``nao_version`` of the first

@@ -75,6 +75,7 @@ class LocomotionMethods:
         """Blocking: walk to (x m, y m, theta rad) relative to the robot; one config for both
         feet, or a normalised step frequency in [0, 1]."""
         target = Pose2D(*self._loco_numbers((x, y, theta), "moveTo"))
+        self._refuse_if_fallen("moveTo")
         if isinstance(moveConfig, Real) and not isinstance(moveConfig, bool):
             if not (math.isfinite(moveConfig) and 0.0 <= moveConfig <= 1.0):
                 raise ALMotionError(f"moveTo refused: the step frequency must be in [0, 1], got {moveConfig!r}")
@@ -88,6 +89,7 @@ class LocomotionMethods:
         msg.pose.orientation.z, msg.pose.orientation.w = math.sin(0.5 * goal.theta), math.cos(0.5 * goal.theta)
         if self._loco_wait_finished(self._loco_send(self._loco_goal_pub, msg, "moveTo")):
             self._loco_move_finished()
+        self._refuse_if_fallen("moveTo")  # fell on the way
 
     def move(self, x: float, y: float, theta: float, moveConfig=None) -> None:
         """Walk at (x m/s, y m/s, theta rad/s) in the robot frame until told otherwise (renewed
@@ -108,6 +110,7 @@ class LocomotionMethods:
                                     "setFootStepsWithSpeed")
         if self._loco_wait_finished(plan):
             self._loco_move_finished()
+        self._refuse_if_fallen("setFootStepsWithSpeed")  # fell on the way
 
     def getFootSteps(self) -> list:
         """[[left, right] planted feet, unchangeable steps, changeable steps]; a step is
@@ -152,6 +155,8 @@ class LocomotionMethods:
     # --- commands -----------------------------------------------------------------------
     def _loco_velocity(self, publisher, values, move_config, call: str) -> None:
         vx, vy, wz = self._loco_numbers(values, call)
+        if (vx, vy, wz) != (0.0, 0.0, 0.0):  # (stopping is always allowed)
+            self._refuse_if_fallen(call)
         self._loco_set_config(move_config, per_foot=True)
         msg = Twist()
         msg.linear.x, msg.linear.y, msg.angular.z = vx, vy, wz
@@ -170,6 +175,7 @@ class LocomotionMethods:
             raise ALMotionError(f"{call} refused: {err}") from None
         if not request.legs:
             raise ALMotionError(f"{call} refused: no footsteps")
+        self._refuse_if_fallen(call)
         return self._loco_send(self._loco_footsteps_pub, msg, call)
 
     def _loco_numbers(self, values, call: str) -> tuple[float, ...]:

@@ -23,6 +23,7 @@ does not read it). Plans, user commands, stiffness and services are ordinary cal
 | sub | `imu` | sensor_msgs/Imu | torso orientation: its yaw against the balancer's torso yaw is the heading the feet lost, which the walk turns into the steps it executes (``heading_correction``); an IMU without orientation (``orientation_covariance[0]`` = -1, nao_lola's): its angular velocity, integrated about the vertical (``walk.imu_yaw``; the bias learnt while standing) |
 | sub | `fsr/left`, `fsr/right` | std_msgs/Float32MultiArray | 4 forces per foot, N (foot contact protection; which foot supports, for the odometry) |
 | sub | `joint_stiffness` | sensor_msgs/JointState | stiffness 0..1 in `effort`; empty names with one value: every joint (stiffness protection) |
+| sub | `robot_has_fallen` | std_msgs/Bool | latched, the whole-body node's: while True no walk starts, and one under way is stopped (killMove) |
 | sub | `joint_targets`, `joint_trajectory` | sensor_msgs/JointState, trajectory_msgs/JointTrajectory | a user command on an arm's joints leaves that arm to the user (no arm swing) for the command's duration + `user_arm_hold_s`; messages whose `header.frame_id` starts with ``walk_`` are this node's own |
 | pub | `whole_body/com_reference` | geometry_msgs/PointStamped | CoM for the next cycle, m, ``wb_world``; stamped with that cycle's time (the `joint_states` stamp + one cycle, ``REFERENCE_LEAD_CYCLES``) |
 | pub | `whole_body/foot_references` | geometry_msgs/PoseArray | [left sole, right sole] for the next cycle, ``wb_world``; stamped like `whole_body/com_reference` |
@@ -267,6 +268,7 @@ class WalkNode(Node):
         self.fsr_subs = [SampledSubscription(self, Float32MultiArray, f"fsr/{side}", raw=True) for side in ("left", "right")]
         self.fsr_reader = Float32TailReader(4)
         self.create_subscription(JointState, "joint_stiffness", self.on_stiffness, CYCLE_QOS)
+        self.create_subscription(Bool, "robot_has_fallen", self.on_robot_has_fallen, LATCHED_QOS)
         # Read at the cycle (``CycleInputs``): its own arm swing comes back every cycle while walking.
         self.cycle_inputs = CycleInputs(self)
         self.cycle_inputs.add(JointState, "joint_targets", self.on_user_targets, raw=True)
@@ -409,6 +411,9 @@ class WalkNode(Node):
     def _refuse_sensor(self, topic: str, reason: str) -> None:
         throttled_warning(self, topic, f"{topic} ignored: {reason}")
         self.diagnostics.refused(topic, reason)
+
+    def on_robot_has_fallen(self, msg: Bool) -> None:
+        self.inputs.fallen = msg.data
 
     def on_stiffness(self, msg: JointState) -> None:
         try:

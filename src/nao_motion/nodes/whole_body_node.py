@@ -29,6 +29,7 @@ started (FRAME_ROBOT then); while the QP is off it follows FRAME_ROBOT.
 | pub | `joint_commands` | sensor_msgs/JointState | all 26 joints, rad, every cycle once every kinematic joint was measured |
 | pub | `whole_body/torso_pose` | geometry_msgs/PoseStamped | the torso's pose in `wb_world` (the walk's references are in this frame) |
 | pub | `whole_body/markers` | visualization_msgs/MarkerArray | at most 10 Hz while subscribed, frame `torso`: centre of mass and its floor projection, support polygon (balance constraint's, else grounded feet's), margin polygon, margin text |
+| pub | `robot_has_fallen` | std_msgs/Bool | latched, on change: NAOqi's robotHasFallen, from the IMU's vertical (its orientation, else its accelerometer) and the measured centre of mass against the soles (``wholebody.fall_detector``). While down the balancer is disabled (the wish passes through: joint motions, getting up, rest()), the walk's references are ignored, and wbEnable, wbGoToBalance and effector control are refused with the reason; the diagnostics turn ERROR |
 | pub | `/diagnostics` | diagnostic_msgs/DiagnosticArray | 1 Hz: cycle time, mode, outcome and reason, iterations, COM margin, feet, balance, effectors, IMU tilt error |
 | srv | `whole_body/enable` | std_srvs/SetBool | wbEnable(true/false); disabling also ends effector control |
 | srv | `whole_body/go_to_balance/Legs`, `/LLeg`, `/RLeg` | std_srvs/Trigger | wbGoToBalance(supportLeg, `go_to_balance_duration_s`): COM over that support's centre, then held |
@@ -58,7 +59,7 @@ from geometry_msgs.msg import Point, PointStamped, PoseArray, PoseStamped, Vecto
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import Imu, JointState
-from std_msgs.msg import ColorRGBA, String
+from std_msgs.msg import Bool, ColorRGBA, String
 from std_srvs.srv import SetBool, Trigger
 from visualization_msgs.msg import Marker, MarkerArray
 
@@ -84,13 +85,14 @@ from ..ros.node_tools import (
     run_node,
     throttled_warning,
 )
-from ..ros.qos import CYCLE_QOS, LATEST_QOS
+from ..ros.qos import CYCLE_QOS, LATCHED_QOS, LATEST_QOS
 from ..ros.sampled import CycleInputs, SampledSubscription
 from ..spatial import quaternion_xyzw_from_rotation, rotation_from_quaternion_xyzw
 from ..suite import SAFE_JOINT_COMMANDS
 from ..walk.stabilizer import StabilizerConfig
 from ..wholebody.balancer import BalancerConfig, Outcome, WalkReference, WholeBodySettings
 from ..wholebody.cycle import WholeBodyCycle
+from ..wholebody.fall_detector import up_from_acceleration, up_from_quaternion_xyzw
 from ..wholebody.reference_queue import DEFAULT_REFERENCE_TIMEOUT_S, WalkReferenceQueue
 from ..wholebody.modes import EFFECTORS, SUPPORT_LEGS, FootState, parse_foot_state
 
@@ -132,6 +134,9 @@ class WholeBodyNode(Node):
         self.attitude_s = -np.inf
         self.gyro_radps = np.zeros(3)  # torso angular velocity (IMU, torso frame), and its time
         self.gyro_s = -np.inf
+        # The vertical in the torso frame (the orientation's, else the accelerometer's), and its time.
+        self.up_torso: tuple[float, float, float] | None = None
+        self.up_s = -np.inf
         self.walk_references = WalkReferenceQueue()
         self.clock_watch = ClockWatch(self, "walk references and IMU readings dropped")
         feet = tuple(state.value for state in FootState)
@@ -166,6 +171,8 @@ class WholeBodyNode(Node):
         self.command_pub = self.create_publisher(JointState, "joint_commands", CYCLE_QOS)
         self.torso_pub = self.create_publisher(PoseStamped, "whole_body/torso_pose", CYCLE_QOS)
         self.marker_pub = self.create_publisher(MarkerArray, "whole_body/markers", 10)
+        self.fallen_pub = self.create_publisher(Bool, "robot_has_fallen", LATCHED_QOS)
+        self.fallen_pub.publish(Bool(data=False))
         # Read in place: converting the 26 names to Python every cycle is not needed to check them.
         self.wish_reader = JointStateReader(self.model, unknown_names="reject", plausible=False,
                                             limit_rad=MAX_COMMAND_POSITION_RAD)
@@ -235,6 +242,8 @@ class WholeBodyNode(Node):
             return str(err)
         if settings.effectors - self.balancer.settings.effectors and not self.started:
             return "effector control needs the robot's pose: no joint_states received yet"
+        if settings.effectors - self.balancer.settings.effectors and self.core.fall.fallen:
+            return self._fallen_refusal("wbEnableEffectorControl")
         return self.balancer.refusal(settings)
 
     @staticmethod
@@ -255,15 +264,37 @@ class WholeBodyNode(Node):
     def on_enable(self, request: SetBool.Request, response: SetBool.Response):
         if not self.started:
             response.success, response.message = False, "no joint_states received yet"
+        elif request.data and self.core.fall.fallen:
+            response.success, response.message = False, self._fallen_refusal("wbEnable")
         else:
             self._enable(request.data)
-            if not request.data and self.balancer.settings.effectors:
-                self.set_parameters([Parameter(f"effector_control.{e}", Parameter.Type.BOOL, False)
-                                     for e in self.balancer.settings.effectors])
+            if not request.data:
+                self._end_effector_control()
             response.success = True
             response.message = f"whole body balancer {'enabled' if request.data else 'disabled'}"
         self.get_logger().info(f"wbEnable({request.data}): {response.message}")
         return response
+
+    def _end_effector_control(self) -> None:
+        if self.balancer.settings.effectors:
+            self.set_parameters([Parameter(f"effector_control.{e}", Parameter.Type.BOOL, False)
+                                 for e in self.balancer.settings.effectors])
+
+    def _fallen_refusal(self, what: str) -> str:
+        return f"the robot has fallen ({self.core.fall.reason}): {what} refused until it is up"
+
+    def _report_fall(self) -> None:
+        """robot_has_fallen, the log and the diagnostics, when the robot went down or came up."""
+        fall = self.core.fall
+        self.fallen_pub.publish(Bool(data=fall.fallen))
+        if fall.fallen:
+            self._end_effector_control()  # (the cycle disabled the balancer)
+            self.get_logger().error(f"the robot has fallen: {fall.reason}; the balancer is disabled and the "
+                                    "walk's references are ignored until it is up")
+            self.diagnostics.set_status(DiagnosticStatus.ERROR, f"the robot has fallen: {fall.reason}")
+        else:
+            self.get_logger().info("the robot is up again")
+            self.diagnostics.set_status(DiagnosticStatus.OK, "ok")
 
     def _enable(self, enabled: bool) -> None:
         self._read_imu(self.states_stamp_s)
@@ -275,6 +306,8 @@ class WholeBodyNode(Node):
     def on_go_to_balance(self, support: str, request: Trigger.Request, response: Trigger.Response):
         duration = self.params.values["go_to_balance_duration_s"]
         try:
+            if self.core.fall.fallen:
+                raise ValueError(self._fallen_refusal("wbGoToBalance"))
             self.balancer.go_to_balance(support, duration)
         except ValueError as err:
             response.success, response.message = False, str(err)
@@ -319,7 +352,7 @@ class WholeBodyNode(Node):
         """The clock went back: the walk's references and the IMU's readings are dated on the old
         one (they would look fresh for as long as the jump), the balancer carries on."""
         self.walk_references = WalkReferenceQueue()
-        self.attitude_s = self.gyro_s = -np.inf
+        self.attitude_s = self.gyro_s = self.up_s = -np.inf
         self.last_markers_s = -np.inf
 
     def _read_imu(self, now_s: float) -> None:
@@ -330,10 +363,13 @@ class WholeBodyNode(Node):
         if orientation_xyzw is not None:
             self.orientation_xyzw = orientation_xyzw
             self.attitude_s = now_s
+            self.up_torso, self.up_s = up_from_quaternion_xyzw(*orientation_xyzw), now_s
         elif not self.imu_reader.no_orientation:
             throttled_warning(self, "imu", IMU_ORIENTATION_ERROR)
             self.diagnostics.refused("imu", IMU_ORIENTATION_ERROR)
             return
+        elif (up := up_from_acceleration(*(self.imu_reader.acceleration or (0.0, 0.0, 0.0)))) is not None:
+            self.up_torso, self.up_s = up, now_s
         if gyro is None:  # the walk's ankle damping keeps the last reading until it is stale
             throttled_warning(self, "imu gyro", IMU_ANGULAR_VELOCITY_ERROR)
             self.diagnostics.refused("imu", IMU_ANGULAR_VELOCITY_ERROR)
@@ -429,8 +465,12 @@ class WholeBodyNode(Node):
         gyro_fresh = now_s - self.gyro_s <= self.params.values["reference_timeout_s"]
         # (the node's clock when this joint_states arrived: one clock read a cycle fewer)
         self.obstacle_input.resolve(self.last_states_s, self.balancer.obstacles, self.balancer.q)
-        command = self.core.cycle(self.wish, walk, self.measured, self.gyro_radps if gyro_fresh else None)
+        up_fresh = now_s - self.up_s <= self.params.values["stale_timeout_s"]
+        command = self.core.cycle(self.wish, walk, self.measured, self.gyro_radps if gyro_fresh else None,
+                                  self.up_torso if up_fresh else None)
         result = self.core.result
+        if self.core.fall_changed:
+            self._report_fall()
         self._publish(command, result, stamp, now_s)
         if result.outcome in (Outcome.RELAXED, Outcome.HELD):
             throttled_warning(self, "outcome", f"whole body: {result.reason}")

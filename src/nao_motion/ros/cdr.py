@@ -366,6 +366,7 @@ class JointStateReader:
 
 # Where sensor_msgs/Imu's and geometry_msgs/PoseStamped's numbers are among their float64 fields.
 IMU_FLOATS, IMU_ORIENTATION, IMU_ANGULAR_VELOCITY = 37, slice(0, 4), slice(13, 16)
+IMU_LINEAR_ACCELERATION = slice(25, 28)
 IMU_ORIENTATION_COVARIANCE_0 = 4
 POSE_FLOATS = 7  # position x, y, z, orientation x, y, z, w
 
@@ -468,11 +469,13 @@ class ImuReader:
     None when not finite or beyond what a gyrometer reads, ``plausibility``). An IMU without an
     orientation estimate says so as sensor_msgs/Imu documents it, ``orientation_covariance[0]`` =
     -1 (nao_lola's, on a NAO V6): its attitude is None too, but ``no_orientation`` is then True
-    (the last message read): not an error."""
+    (the last message read): not an error. ``acceleration`` is the last message's linear
+    acceleration (m/s^2, Python floats; None when not finite)."""
 
     def __init__(self):
         self._floats = StampedFloatsReader(IMU_FLOATS)
         self.no_orientation = False
+        self.acceleration: list[float] | None = None
 
     def read(self, data: bytes) -> tuple[np.ndarray | None, np.ndarray | None]:
         orientation_xyzw, gyro = self.read_floats(data)
@@ -486,10 +489,12 @@ class ImuReader:
         try:
             _, _, values = self._floats.read(data)
         except (ValueError, struct.error):
-            self.no_orientation = False
+            self.no_orientation, self.acceleration = False, None
             return None, None
         # Python floats: the checks of a few values cost a fifth of numpy's (``plausibility``).
-        floats = values[:IMU_ANGULAR_VELOCITY.stop].tolist()
+        floats = values[:IMU_LINEAR_ACCELERATION.stop].tolist()
+        acceleration = floats[IMU_LINEAR_ACCELERATION]
+        self.acceleration = acceleration if all(map(math.isfinite, acceleration)) else None
         gyro = floats[IMU_ANGULAR_VELOCITY]
         orientation = floats[IMU_ORIENTATION]
         self.no_orientation = floats[IMU_ORIENTATION_COVARIANCE_0] == -1.0

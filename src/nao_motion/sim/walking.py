@@ -60,6 +60,7 @@ from ..walk import ARM_SWING_JOINTS
 from ..walk.controller import WalkController, WalkInputs, WalkOutputs, walk_plan
 from ..wholebody.balancer import BalancerResult, WholeBodySettings
 from ..wholebody.cycle import WholeBodyCycle
+from ..wholebody.fall_detector import up_from_acceleration, up_from_quaternion_xyzw
 from ..wholebody.reference_queue import DEFAULT_REFERENCE_TIMEOUT_S, WalkReferenceQueue
 from .mjcf import sole_frame_name
 from .simulator import NaoSimulator
@@ -120,6 +121,12 @@ class SimulatedWalk:
     def _imu_attitude(self) -> np.ndarray:
         return spatial.rotation_from_quaternion_xyzw(self.state.imu_orientation_xyzw)
 
+    def _up(self) -> tuple[float, float, float] | None:
+        """The vertical in the torso frame, as the whole-body node takes it from the IMU."""
+        if self.imu_orientation:
+            return up_from_quaternion_xyzw(*self.state.imu_orientation_xyzw.tolist())
+        return up_from_acceleration(*self.state.imu_linear_acceleration.tolist())
+
     def _gyro(self) -> np.ndarray:
         """The gyro as the simulator's interface in use publishes it."""
         return self.state.imu_angular_velocity if self.imu_orientation else self.state.imu_angular_velocity_mean
@@ -138,6 +145,7 @@ class SimulatedWalk:
         i.fsr_total_n[:] = (float(np.sum(s.fsr_left)), float(np.sum(s.fsr_right)))
         i.fsr_s[:] = t
         i.stiffness[:] = s.stiffness
+        i.fallen = self.whole_body.fall.fallen  # robot_has_fallen, as of the last cycle
 
     def _publish_plan(self) -> None:
         """The planner node's cycle (its odometry: the walk's of the last cycle, as over DDS) and
@@ -203,7 +211,8 @@ class SimulatedWalk:
         reference = self.references.select(self.time_s, DEFAULT_REFERENCE_TIMEOUT_S)
         if len(self.obstacles) or self.balancer.obstacles.count:
             self._place_obstacles(self.balancer.obstacles, self.balancer.q)
-        command = self.whole_body.cycle(self.filter.command, reference, self.state.position, self._gyro())
+        command = self.whole_body.cycle(self.filter.command, reference, self.state.position, self._gyro(),
+                                        self._up())
         result = self.whole_body.result
         # What the walk node will have at the next joint_states: this cycle's command and torso.
         i = self.inputs

@@ -280,6 +280,7 @@ class WalkInputs:
     fsr_s: np.ndarray  # (2,) when each foot's forces arrived
     stiffness: np.ndarray  # (26,) 0..1
     plan: WalkPlan | None = None  # the latest plan
+    fallen: bool = False  # the whole body's robot_has_fallen
 
     @classmethod
     def for_model(cls, model: NaoModel) -> "WalkInputs":
@@ -689,6 +690,8 @@ class WalkController:
 
     def _protection(self, inputs: WalkInputs) -> str | None:
         cfg, now_s = self.config, inputs.time_s
+        if inputs.fallen:
+            return "the robot has fallen (robot_has_fallen): no walk until it is up"
         if cfg.foot_contact_protection:
             if now_s - min(inputs.fsr_s.tolist()) > cfg.stale_timeout_s:
                 return "no fresh fsr/left and fsr/right (foot contact protection)"

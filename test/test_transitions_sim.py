@@ -1,0 +1,161 @@
+"""A script strings features together: the transitions NAOqi scripts make, end to end on the
+simulated NAO (the simulator and the whole suite composed in one process, as ``nao-motion sim``
+runs it, V5 and V6), each driven through the ALMotion client as a ported script would, and judged
+by the simulator's ground truth (its true torso: no fall) and by the task's own figure.
+
+Each of these failed before: wbEnable as a walk ended dropped the robot; an arm trajectory during
+a walk blocked until the walk ended; rest() left the robot to tip over; a fresh client's first
+getRobotPosition raised; a fall went unreported, the suite and the client carrying on."""
+
+import math
+import time
+
+import numpy as np
+import pytest
+
+rclpy = pytest.importorskip("rclpy")
+pytest.importorskip("mujoco")
+
+from conftest import LOCKSTEP, NodeGroup  # noqa: E402
+from std_srvs.srv import Trigger  # noqa: E402
+from test_walk_examples import MAX_TILT_DEG, TrueTorso  # noqa: E402
+
+from nao_motion.almotion.posture import ALRobotPosture  # noqa: E402
+from nao_motion.suite import SIMULATOR, SUITE_PROCESS  # noqa: E402
+
+FRAME_ROBOT = 2
+HAND_TOLERANCE_M = 0.01
+CROUCH_TORSO_Z_M = 0.228  # the simulated NAO's torso height in Crouch (both versions)
+
+
+@pytest.fixture(scope="module", params=["V5", "V6"])
+def suite(request, tmp_path_factory):
+    version = request.param
+    nodes = NodeGroup(tmp_path_factory.mktemp(f"transitions_{version}_logs"))
+    nodes.start(SIMULATOR, params={**LOCKSTEP, "nao_version": version})
+    nodes.start(SUITE_PROCESS, params={"nao_version": version}, use_sim_time=True)
+    rclpy.init()
+    try:
+        from nao_motion.almotion import ALMotion
+
+        started_s = time.monotonic()
+        motion = ALMotion(timeout_s=30.0)  # the version: the suite's
+        truth = TrueTorso(motion.node)
+        try:
+            first_call_s = time.monotonic()
+            position = motion.getRobotPosition(True)  # a script's first call answers, as its tenth
+            answered_s = time.monotonic()
+            assert motion.model.version == version
+            while truth.pose is None:
+                assert time.monotonic() - started_s < 60.0, "no ground truth from the simulator"
+                time.sleep(0.05)
+            time.sleep(4.0)  # every node up and cycling, the robot settled on the floor
+            yield motion, truth, (position, first_call_s - started_s, answered_s - first_call_s)
+        finally:
+            motion.close()
+    finally:
+        rclpy.shutdown()
+        nodes.stop()
+
+
+@pytest.fixture(autouse=True)
+def standing(suite):
+    """Each transition starts from a robot standing in StandInit with the balancer off; one that
+    fell in an earlier test is stood up again with the simulator's reset."""
+    motion, truth, _ = suite
+    motion.wbEnable(False)
+    motion.wakeUp()
+    if truth.now()[0][2, 2] < math.cos(math.radians(MAX_TILT_DEG)):
+        client = motion.node.create_client(Trigger, "reset")
+        try:
+            assert motion.call_service(client, Trigger.Request(), "simulator").success
+        finally:
+            motion.node.destroy_client(client)
+        time.sleep(2.0)
+    ALRobotPosture(motion).goToPosture("StandInit", 0.5)
+    truth.mark()
+    yield
+
+
+def test_a_fresh_client_answers_its_first_call_about_the_robot_it_talks_to(suite):
+    motion, _, (position, started_s, answered_s) = suite
+    assert np.all(np.isfinite(position)) and len(position) == 3
+    # (figures for the note: the client's construction waits for discovery, the call does not)
+    print(f"\n{motion.model.version}: client ready after {started_s:.2f} s, first getRobotPosition "
+          f"answered in {answered_s:.3f} s")
+    assert answered_s < 1.0
+
+
+def test_wb_enable_as_a_walk_ends_keeps_the_robot_up_and_effector_control_reaches(suite):
+    """NAOqi's order: moveTo, then wbEnable, wbFootState("Fixed", "Legs"),
+    wbEnableBalanceConstraint(True, "Legs"), and a hand target (the robot fell within 2 s)."""
+    motion, truth, _ = suite
+    motion.moveTo(0.2, 0.0, 0.0)
+    motion.wbEnable(True)
+    motion.wbFootState("Fixed", "Legs")
+    motion.wbEnableBalanceConstraint(True, "Legs")
+    time.sleep(2.0)
+    com = motion.getCOM("Body", FRAME_ROBOT, True)
+    assert abs(com[0]) < 0.05 and com[2] > 0.25, com
+    motion.wbEnableEffectorControl("RArm", True)
+    hand = motion.getPosition("RArm", FRAME_ROBOT, True)
+    target = [hand[0] + 0.05, hand[1], hand[2] + 0.05]
+    motion.wbSetEffectorControl("RArm", target)
+    time.sleep(3.0)
+    reached = motion.getPosition("RArm", FRAME_ROBOT, True)
+    motion.wbEnableEffectorControl("RArm", False)
+    motion.wbEnable(False)
+    assert np.linalg.norm(np.subtract(reached[:3], target)) < HAND_TOLERANCE_M, (reached[:3], target)
+    assert truth.worst_tilt_deg < MAX_TILT_DEG
+
+
+def test_an_arm_trajectory_during_a_walk_runs_and_returns_when_it_ends(suite):
+    """NAOqi lets a script move the arms while walking (the swing resumes after): the call
+    blocked until the walk ended, and the arm was back in its swing by then."""
+    motion, truth, _ = suite
+    motion.post.moveTo(0.6, 0.0, 0.0)
+    time.sleep(1.0)
+    names = ["RShoulderPitch", "RShoulderRoll"]
+    start = time.monotonic()
+    motion.angleInterpolation(names, [[-0.5, 1.4, -0.5], [-0.3, -0.3, -0.3]], [[1, 2, 3], [1, 2, 3]], True)
+    took_s = time.monotonic() - start
+    pitch, roll = motion.getAngles(names, True)
+    walking = motion.moveIsActive()
+    motion.waitUntilMoveIsFinished()
+    assert walking, "the walk ended before the arm's trajectory: nothing tested"
+    assert 3.0 <= took_s < 4.5, took_s
+    assert pitch == pytest.approx(-0.5, abs=0.05) and roll == pytest.approx(-0.3, abs=0.05)
+    assert truth.worst_tilt_deg < MAX_TILT_DEG
+
+
+def test_rest_leaves_the_robot_crouched_and_wake_up_stands_it_again(suite):
+    motion, truth, _ = suite
+    motion.rest()
+    time.sleep(3.0)  # limp: the robot fell on its back within a second
+    pose, _ = truth.now()
+    assert pose[2, 3] == pytest.approx(CROUCH_TORSO_Z_M, abs=0.02)
+    assert truth.worst_tilt_deg < MAX_TILT_DEG
+    assert not motion._fallen
+    motion.wakeUp()
+    ALRobotPosture(motion).goToPosture("StandInit", 0.5)
+    assert truth.now()[0][2, 3] > CROUCH_TORSO_Z_M + 0.07
+    assert truth.worst_tilt_deg < MAX_TILT_DEG
+
+
+def test_a_fall_is_reported_and_motions_that_need_a_standing_robot_are_refused(suite):
+    from nao_motion.almotion import ALMotionError
+
+    motion, truth, _ = suite
+    motion.setStiffnesses("Body", 0.0)  # limp while standing: the robot collapses
+    deadline = time.monotonic() + 10.0
+    while not motion._fallen:
+        assert time.monotonic() < deadline, "the fall was not reported on robot_has_fallen"
+        time.sleep(0.05)
+    assert truth.now()[0][2, 2] < math.cos(math.radians(45.0))  # the ground truth agrees
+    for call, refused in ((lambda: motion.moveTo(0.2, 0.0, 0.0), "moveTo refused: the robot has fallen"),
+                          (lambda: motion.move(0.1, 0.0, 0.0), "move refused: the robot has fallen"),
+                          (lambda: motion.wbEnable(True), r"wbEnable\(True\) refused: the robot has fallen")):
+        with pytest.raises(ALMotionError, match=refused):
+            call()
+    # (Up again: ``test_fall_detector``; the simulator's reset puts a limp robot back on its
+    # feet under the suite's last, collapsed, command, and it falls again.)
