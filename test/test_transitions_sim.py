@@ -142,6 +142,24 @@ def test_rest_leaves_the_robot_crouched_and_wake_up_stands_it_again(suite):
     assert truth.worst_tilt_deg < MAX_TILT_DEG
 
 
+def test_features_strung_in_every_order_never_drop_the_robot(suite):
+    """The transition matrix (``benchmarks/bench_transitions.py``, which runs all its features
+    on both paths) over a few of its features, every ordered pair once, on this suite."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_transitions.py"
+    spec = importlib.util.spec_from_file_location("bench_transitions", path)
+    matrix = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(matrix)
+    motion, _, _ = suite
+    names = ["move_to", "wb_fixed_balance", "joint_motions", "rest_then_wake_up"]
+    verdicts = matrix.run_matrix(motion, matrix.Truth(motion.node), names, verbose=True)
+    assert len(verdicts) == len(names) ** 2
+    bad = {pair: verdict for pair, verdict in verdicts.items() if verdict in ("FELL", "FAILED")}
+    assert not bad, bad
+
+
 def test_a_fall_is_reported_and_motions_that_need_a_standing_robot_are_refused(suite):
     from nao_motion.almotion import ALMotionError
 
