@@ -173,10 +173,19 @@ LOCKSTEP = {"lockstep": True, "real_time_factor": 1.0}
 
 def load_example(name: str):
     """The module of examples/<name>.py (the ported NAOqi scripts are files, not a package)."""
+    return _load_file_module("examples", name)
+
+
+def load_benchmark(name: str):
+    """The module of benchmarks/<name>.py (scripts, not a package)."""
+    return _load_file_module("benchmarks", name)
+
+
+def _load_file_module(folder: str, name: str):
     import importlib.util
 
-    path = Path(__file__).resolve().parents[1] / "examples" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(name, path)
+    directory = Path(__file__).resolve().parents[1] / folder
+    spec = importlib.util.spec_from_file_location(name, directory / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -16,8 +16,7 @@ import pytest
 rclpy = pytest.importorskip("rclpy")
 pytest.importorskip("mujoco")
 
-from conftest import LOCKSTEP, NodeGroup  # noqa: E402
-from std_srvs.srv import Trigger  # noqa: E402
+from conftest import LOCKSTEP, NodeGroup, load_benchmark  # noqa: E402
 from test_walk_examples import MAX_TILT_DEG, TrueTorso  # noqa: E402
 
 from nao_motion.almotion.posture import ALRobotPosture  # noqa: E402
@@ -25,6 +24,7 @@ from nao_motion.suite import SIMULATOR, SUITE_PROCESS  # noqa: E402
 
 FRAME_ROBOT = 2
 HAND_TOLERANCE_M = 0.01
+MATRIX = load_benchmark("bench_transitions")
 CROUCH_TORSO_Z_M = 0.228  # the simulated NAO's torso height in Crouch (both versions)
 
 
@@ -61,17 +61,12 @@ def suite(request, tmp_path_factory):
 @pytest.fixture(autouse=True)
 def standing(suite):
     """Each transition starts from a robot standing in StandInit with the balancer off; one that
-    fell in an earlier test is stood up again with the simulator's reset."""
+    fell in an earlier test is put back on its feet with the simulator's reset."""
     motion, truth, _ = suite
+    if truth.now()[0][2, 2] < math.cos(math.radians(MAX_TILT_DEG)):
+        MATRIX.stand_up(motion, truth)
     motion.wbEnable(False)
     motion.wakeUp()
-    if truth.now()[0][2, 2] < math.cos(math.radians(MAX_TILT_DEG)):
-        client = motion.node.create_client(Trigger, "reset")
-        try:
-            assert motion.call_service(client, Trigger.Request(), "simulator").success
-        finally:
-            motion.node.destroy_client(client)
-        time.sleep(2.0)
     ALRobotPosture(motion).goToPosture("StandInit", 0.5)
     truth.mark()
     yield
@@ -145,16 +140,9 @@ def test_rest_leaves_the_robot_crouched_and_wake_up_stands_it_again(suite):
 def test_features_strung_in_every_order_never_drop_the_robot(suite):
     """The transition matrix (``benchmarks/bench_transitions.py``, which runs all its features
     on both paths) over a few of its features, every ordered pair once, on this suite."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_transitions.py"
-    spec = importlib.util.spec_from_file_location("bench_transitions", path)
-    matrix = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(matrix)
     motion, _, _ = suite
     names = ["move_to", "wb_fixed_balance", "joint_motions", "rest_then_wake_up"]
-    verdicts = matrix.run_matrix(motion, matrix.Truth(motion.node), names, verbose=True)
+    verdicts = MATRIX.run_matrix(motion, MATRIX.Truth(motion.node), names, verbose=True)
     assert len(verdicts) == len(names) ** 2
     bad = {pair: verdict for pair, verdict in verdicts.items() if verdict in ("FELL", "FAILED")}
     assert not bad, bad

@@ -268,6 +268,28 @@ def test_pass_through_is_limited_and_enabling_does_not_jump():
     assert result.mode is Mode.BALANCING and np.max(np.abs(result.q - previous)) < 1e-6
 
 
+def test_passing_through_a_wish_faster_than_the_speed_limit_keeps_its_path():
+    """The joints chasing a wish move together, slowed by one factor: the command stays on the
+    straight line to the wish (a posture's, all its joints arriving together)."""
+    b = standing(enable=False)
+    start = posture(MODEL, "Crouch")
+    b.reset(start)
+    wish = posture(MODEL, "StandInit")
+    way = wish - start
+    moving = np.abs(way) > 1e-9
+    for _ in range(200):
+        q = b.step(wish).q
+        progress = (q - start)[moving] / way[moving]
+        assert np.ptp(progress) < 1e-9, progress  # every joint as far along its way
+        if progress[0] >= 1.0 - 1e-12:
+            break
+    np.testing.assert_allclose(b.q, model_clipped(wish), atol=1e-12)
+
+
+def model_clipped(q: np.ndarray) -> np.ndarray:
+    return MODEL.clip_to_limits(MODEL.mimic_hip_yaw_pitch(q))
+
+
 def test_pass_through_standing_still_reports_what_a_fresh_cycle_would():
     """A pass-through command that stays put gives the last result again (it is most of a
     standing cycle's cost); the wish moving, new foot states or a QP cycle in between are seen."""

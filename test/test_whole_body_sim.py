@@ -155,3 +155,21 @@ def test_disabling_after_an_effector_reach_holds_the_pose_the_balancer_left(targ
     assert moved.max() < 1e-9  # held where the balancer left it
     assert b.q[head] == pytest.approx(0.5)  # a new command is followed
     assert run.measured_com_margin() > 0.0
+
+
+@pytest.mark.parametrize("version", ["V5", "V6"])
+def test_standing_up_from_crouch_at_full_speed_keeps_the_robot_up(version):
+    """goToPosture("StandInit", 1.0) from Crouch, through the collision filter and the whole body
+    (disabled: passing through at its speed limit), as the suite runs it. With the speed limit
+    clipping each joint alone, from 0.6 of the motors' speed the robot fell on its back."""
+    from nao_motion.postures import posture
+    from nao_motion.sim.walking import SimulatedWalk
+
+    model = NaoModel(version)
+    walk = SimulatedWalk(model, NaoSimulator(model, initial_posture="Crouch"))
+    duration_s = walk.send_joint_targets(list(model.joint_names), posture(model, "StandInit"),
+                                         model.max_velocity.tolist())
+    for _ in range(int(duration_s / model.cycle_time_s) + 200):
+        walk.cycle()
+    assert walk.worst_tilt_deg < 10.0
+    assert walk.state.torso_position[2] > 0.3  # standing

@@ -308,6 +308,7 @@ class WholeBodyBalancer:
         self._coupled = coupled_joints(model)  # the pass-through's coupled limits, by index
         self._pass_limit = np.zeros(model.n_joints)
         self._chasing = np.zeros(model.n_joints, dtype=bool)  # pass-through: a wish that changed, not reached
+        self._speed_ratio = np.zeros(model.n_joints)  # pass-through: |step| / the speed limit's step
         self._stepping = np.zeros(model.n_joints, dtype=bool)
         self._corners = sole_corners_in_sole(model)
         self._hand_step_max = (self._vmax_joint[self._hands] * self.dt_s).tolist()
@@ -649,6 +650,16 @@ class WholeBodyBalancer:
         np.not_equal(self._step, 0.0, out=self._stepping)
         self._chasing &= self._stepping  # reached: a wish that holds from now on
         np.copyto(limit, self._vmax_step, where=self._chasing)
+        # The joints chasing the wish (a motion of the collision filter's, all of them arriving
+        # together) keep its path when the speed limit slows them: one factor for all. Clipped one
+        # by one, the joints with the longest way lagged: standing up from Crouch at 0.6 of the
+        # motors' speed, the hips and ankles reached StandInit with the knees still bent and the
+        # robot fell on its back.
+        ratio = self._speed_ratio
+        np.divide(np.abs(self._step, out=ratio), self._vmax_step, out=ratio)
+        slowest = float(np.max(ratio, where=self._chasing, initial=0.0))
+        if slowest > 1.0:
+            np.multiply(self._step, 1.0 / slowest, out=self._step, where=self._chasing)
         np.minimum(self._step, limit, out=self._step)
         np.negative(limit, out=limit)
         np.maximum(self._step, limit, out=self._step)
