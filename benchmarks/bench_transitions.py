@@ -226,25 +226,35 @@ def de_bruijn_pairs(n: int) -> list[int]:
     return sequence + sequence[:1]
 
 
-def stand_up(motion, truth) -> None:
-    """Back on its feet: the simulator's reset, the suite's state as a new script finds it."""
+def stand_up(motion, truth, attempts: int = 3) -> None:
+    """Back on its feet: the simulator's reset, the suite's state as a new script finds it, until
+    the robot stands in StandInit. (A robot that went down while balancing has a command that
+    followed it down; put on its feet under that command it can fall again: the reset is retried.)"""
     from std_srvs.srv import Trigger
 
     from nao_motion.almotion.posture import ALRobotPosture
 
-    for call in (lambda: motion.killMove(), lambda: motion.wbEnable(False), lambda: motion.wakeUp()):
+    for _ in range(attempts):
+        for call in (motion.killMove, lambda: motion.wbEnable(False), motion.wakeUp):
+            try:
+                call()
+            except Exception:  # noqa: BLE001 (the robot is put back whatever the suite says)
+                pass
+        client = motion.node.create_client(Trigger, "reset")
         try:
-            call()
-        except Exception:  # noqa: BLE001 (the robot is put back whatever the suite says)
+            motion.call_service(client, Trigger.Request(), "simulator")
+        finally:
+            motion.node.destroy_client(client)
+        time.sleep(1.0)
+        try:
+            ALRobotPosture(motion).goToPosture("StandInit", 0.6)
+        except Exception:  # noqa: BLE001
             pass
-    client = motion.node.create_client(Trigger, "reset")
-    try:
-        motion.call_service(client, Trigger.Request(), "simulator")
-    finally:
-        motion.node.destroy_client(client)
-    time.sleep(1.0)
-    ALRobotPosture(motion).goToPosture("StandInit", 0.6)
-    time.sleep(1.5)
+        time.sleep(1.5)
+        truth.mark()
+        if truth.tilt_deg < WALK_TILT_DEG and not motion._fallen:
+            return
+    raise RuntimeError(f"the robot is not up after {attempts} resets (tilt {truth.tilt_deg:.0f} deg)")
 
 
 def run_matrix(motion, truth, names: list[str], verbose: bool) -> dict[tuple[str, str], str]:

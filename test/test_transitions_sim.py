@@ -7,7 +7,6 @@ Each of these failed before: wbEnable as a walk ended dropped the robot; an arm 
 a walk blocked until the walk ended; rest() left the robot to tip over; a fresh client's first
 getRobotPosition raised; a fall went unreported, the suite and the client carrying on."""
 
-import math
 import time
 
 import numpy as np
@@ -17,7 +16,6 @@ rclpy = pytest.importorskip("rclpy")
 pytest.importorskip("mujoco")
 
 from conftest import LOCKSTEP, NodeGroup, load_benchmark  # noqa: E402
-from test_walk_examples import MAX_TILT_DEG, TrueTorso  # noqa: E402
 
 from nao_motion.almotion.posture import ALRobotPosture  # noqa: E402
 from nao_motion.suite import SIMULATOR, SUITE_PROCESS  # noqa: E402
@@ -40,13 +38,13 @@ def suite(request, tmp_path_factory):
 
         started_s = time.monotonic()
         motion = ALMotion(timeout_s=30.0)  # the version: the suite's
-        truth = TrueTorso(motion.node)
+        truth = MATRIX.Truth(motion.node)
         try:
             first_call_s = time.monotonic()
             position = motion.getRobotPosition(True)  # a script's first call answers, as its tenth
             answered_s = time.monotonic()
             assert motion.model.version == version
-            while truth.pose is None:
+            while not truth.position.any():
                 assert time.monotonic() - started_s < 60.0, "no ground truth from the simulator"
                 time.sleep(0.05)
             time.sleep(4.0)  # every node up and cycling, the robot settled on the floor
@@ -63,7 +61,7 @@ def standing(suite):
     """Each transition starts from a robot standing in StandInit with the balancer off; one that
     fell in an earlier test is put back on its feet with the simulator's reset."""
     motion, truth, _ = suite
-    if truth.now()[0][2, 2] < math.cos(math.radians(MAX_TILT_DEG)):
+    if truth.tilt_deg > MATRIX.WALK_TILT_DEG:
         MATRIX.stand_up(motion, truth)
     motion.wbEnable(False)
     motion.wakeUp()
@@ -101,7 +99,7 @@ def test_wb_enable_as_a_walk_ends_keeps_the_robot_up_and_effector_control_reache
     motion.wbEnableEffectorControl("RArm", False)
     motion.wbEnable(False)
     assert np.linalg.norm(np.subtract(reached[:3], target)) < HAND_TOLERANCE_M, (reached[:3], target)
-    assert truth.worst_tilt_deg < MAX_TILT_DEG
+    assert truth.worst_tilt_deg < MATRIX.WALK_TILT_DEG
 
 
 def test_an_arm_trajectory_during_a_walk_runs_and_returns_when_it_ends(suite):
@@ -120,21 +118,20 @@ def test_an_arm_trajectory_during_a_walk_runs_and_returns_when_it_ends(suite):
     assert walking, "the walk ended before the arm's trajectory: nothing tested"
     assert 3.0 <= took_s < 4.5, took_s
     assert pitch == pytest.approx(-0.5, abs=0.05) and roll == pytest.approx(-0.3, abs=0.05)
-    assert truth.worst_tilt_deg < MAX_TILT_DEG
+    assert truth.worst_tilt_deg < MATRIX.WALK_TILT_DEG
 
 
 def test_rest_leaves_the_robot_crouched_and_wake_up_stands_it_again(suite):
     motion, truth, _ = suite
     motion.rest()
     time.sleep(3.0)  # limp: the robot fell on its back within a second
-    pose, _ = truth.now()
-    assert pose[2, 3] == pytest.approx(CROUCH_TORSO_Z_M, abs=0.02)
-    assert truth.worst_tilt_deg < MAX_TILT_DEG
+    assert truth.worst_tilt_deg < MATRIX.WALK_TILT_DEG
+    assert truth.position[2] == pytest.approx(CROUCH_TORSO_Z_M, abs=0.02)
     assert not motion._fallen
     motion.wakeUp()
     ALRobotPosture(motion).goToPosture("StandInit", 0.5)
-    assert truth.now()[0][2, 3] > CROUCH_TORSO_Z_M + 0.07
-    assert truth.worst_tilt_deg < MAX_TILT_DEG
+    assert truth.worst_tilt_deg < MATRIX.WALK_TILT_DEG
+    assert truth.position[2] > CROUCH_TORSO_Z_M + 0.07
 
 
 def test_features_strung_in_every_order_never_drop_the_robot(suite):
@@ -157,7 +154,7 @@ def test_a_fall_is_reported_and_motions_that_need_a_standing_robot_are_refused(s
     while not motion._fallen:
         assert time.monotonic() < deadline, "the fall was not reported on robot_has_fallen"
         time.sleep(0.05)
-    assert truth.now()[0][2, 2] < math.cos(math.radians(45.0))  # the ground truth agrees
+    assert truth.tilt_deg > 45.0  # the ground truth agrees
     for call, refused in ((lambda: motion.moveTo(0.2, 0.0, 0.0), "moveTo refused: the robot has fallen"),
                           (lambda: motion.move(0.1, 0.0, 0.0), "move refused: the robot has fallen"),
                           (lambda: motion.wbEnable(True), r"wbEnable\(True\) refused: the robot has fallen")):
