@@ -29,8 +29,8 @@ from ..collision.reference import parse_targets, parse_trajectory
 from ..joint_input import JointInputError
 from ..postures import posture
 from ..ros.qos import CYCLE_QOS
-from .client_base import ALMotionError
 from ..suite import SAFE_JOINT_COMMANDS
+from .client_base import ALMotionError
 from .cycle_clock import CycleClock, Tick
 
 SETTLED_CYCLES = 10  # the same command this many times running: the motion is over

@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .fall_detector import FallDetector
 from ..model import NaoModel
 from ..walk.stabilizer import StabilizerConfig, WalkStabilizer
 from .balancer import BalancerConfig, BalancerResult, Mode, WalkReference, WholeBodyBalancer
+from .fall_detector import FallDetector
 
 __all__ = ["WholeBodyCycle"]
 
