@@ -23,6 +23,7 @@ from pathlib import Path
 import sys
 import tempfile
 import warnings
+from contextlib import contextmanager
 
 import pytest
 
@@ -189,6 +190,33 @@ def _load_file_module(folder: str, name: str):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+@contextmanager
+def simulated_suite_client(log_dir: Path, simulator_params: dict, suite_params: dict | None = None,
+                           timeout_s: float = 30.0):
+    """The simulator and the suite composed in one process, as ``nao-motion sim`` runs them (sim
+    time), and an ALMotion client in this process's rclpy: yields the client (its version: the
+    suite's). Everything is closed and stopped after."""
+    import rclpy
+
+    from nao_motion.suite import SIMULATOR, SUITE_PROCESS
+
+    nodes = NodeGroup(log_dir)
+    nodes.start(SIMULATOR, params=simulator_params)
+    nodes.start(SUITE_PROCESS, params=suite_params or {}, use_sim_time=True)
+    rclpy.init()
+    try:
+        from nao_motion.almotion import ALMotion
+
+        motion = ALMotion(timeout_s=timeout_s)
+        try:
+            yield motion
+        finally:
+            motion.close()
+    finally:
+        rclpy.shutdown()
+        nodes.stop()
 
 
 class NodeGroup:

@@ -15,10 +15,9 @@ import pytest
 rclpy = pytest.importorskip("rclpy")
 pytest.importorskip("mujoco")
 
-from conftest import LOCKSTEP, NodeGroup, load_benchmark  # noqa: E402
+from conftest import LOCKSTEP, load_benchmark, simulated_suite_client  # noqa: E402
 
 from nao_motion.almotion.posture import ALRobotPosture  # noqa: E402
-from nao_motion.suite import SIMULATOR, SUITE_PROCESS  # noqa: E402
 
 FRAME_ROBOT = 2
 HAND_TOLERANCE_M = 0.01
@@ -29,31 +28,19 @@ CROUCH_TORSO_Z_M = 0.228  # the simulated NAO's torso height in Crouch (both ver
 @pytest.fixture(scope="module", params=["V5", "V6"])
 def suite(request, tmp_path_factory):
     version = request.param
-    nodes = NodeGroup(tmp_path_factory.mktemp(f"transitions_{version}_logs"))
-    nodes.start(SIMULATOR, params={**LOCKSTEP, "nao_version": version})
-    nodes.start(SUITE_PROCESS, params={"nao_version": version}, use_sim_time=True)
-    rclpy.init()
-    try:
-        from nao_motion.almotion import ALMotion
-
-        started_s = time.monotonic()
-        motion = ALMotion(timeout_s=30.0)  # the version: the suite's
+    started_s = time.monotonic()
+    with simulated_suite_client(tmp_path_factory.mktemp(f"transitions_{version}_logs"),
+                                {**LOCKSTEP, "nao_version": version}, {"nao_version": version}) as motion:
         truth = MATRIX.Truth(motion.node)
-        try:
-            first_call_s = time.monotonic()
-            position = motion.getRobotPosition(True)  # a script's first call answers, as its tenth
-            answered_s = time.monotonic()
-            assert motion.model.version == version
-            while not truth.position.any():
-                assert time.monotonic() - started_s < 60.0, "no ground truth from the simulator"
-                time.sleep(0.05)
-            time.sleep(4.0)  # every node up and cycling, the robot settled on the floor
-            yield motion, truth, (position, first_call_s - started_s, answered_s - first_call_s)
-        finally:
-            motion.close()
-    finally:
-        rclpy.shutdown()
-        nodes.stop()
+        first_call_s = time.monotonic()
+        position = motion.getRobotPosition(True)  # a script's first call answers, as its tenth
+        answered_s = time.monotonic()
+        assert motion.model.version == version  # the client's version: the suite's
+        while not truth.position.any():
+            assert time.monotonic() - started_s < 60.0, "no ground truth from the simulator"
+            time.sleep(0.05)
+        time.sleep(4.0)  # every node up and cycling, the robot settled on the floor
+        yield motion, truth, (position, answered_s - first_call_s)
 
 
 @pytest.fixture(autouse=True)
@@ -71,11 +58,9 @@ def standing(suite):
 
 
 def test_a_fresh_client_answers_its_first_call_about_the_robot_it_talks_to(suite):
-    motion, _, (position, started_s, answered_s) = suite
+    motion, _, (position, answered_s) = suite
     assert np.all(np.isfinite(position)) and len(position) == 3
-    # (figures for the note: the client's construction waits for discovery, the call does not)
-    print(f"\n{motion.model.version}: client ready after {started_s:.2f} s, first getRobotPosition "
-          f"answered in {answered_s:.3f} s")
+    print(f"\n{motion.model.version}: a fresh client's first getRobotPosition answered in {answered_s:.3f} s")
     assert answered_s < 1.0
 
 

@@ -15,7 +15,7 @@ import pytest
 rclpy = pytest.importorskip("rclpy")
 pytest.importorskip("mujoco")
 
-from conftest import LOCKSTEP, NodeGroup, load_example  # noqa: E402
+from conftest import LOCKSTEP, load_example, simulated_suite_client  # noqa: E402
 from nav_msgs.msg import Odometry  # noqa: E402
 from rcl_interfaces.srv import GetParameters  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
@@ -27,7 +27,6 @@ from nao_motion.joint_input import parse_joint_values  # noqa: E402
 from nao_motion.kinematics import ForwardKinematics  # noqa: E402
 from nao_motion.model import NaoModel  # noqa: E402
 from nao_motion.ros.qos import CYCLE_QOS  # noqa: E402
-from nao_motion.suite import SIMULATOR, SUITE_PROCESS  # noqa: E402
 
 # Well short of a fall (60 deg). Through the suite's processes the torso tilts more than with the
 # chain in process (test_walk_sim.py, 6 deg): the cha-cha reaches ~11 deg here against 5.7 there.
@@ -101,29 +100,17 @@ class TrueTorso:
 
 @pytest.fixture(scope="module")
 def suite(tmp_path_factory):
-    nodes = NodeGroup(tmp_path_factory.mktemp("walk_examples_logs"))
     # At most half real time: the moveToward example's pauses are wall time, set for that.
-    nodes.start(SIMULATOR, params={**LOCKSTEP, "real_time_factor": 0.5})
-    nodes.start(SUITE_PROCESS, use_sim_time=True)  # composed, as nao-motion sim and the demo run it
-    rclpy.init()
-    try:
-        from nao_motion.almotion import ALMotion
-
-        motion = ALMotion(timeout_s=30.0)
+    with simulated_suite_client(tmp_path_factory.mktemp("walk_examples_logs"),
+                                {**LOCKSTEP, "real_time_factor": 0.5}) as motion:
         truth = TrueTorso(motion.node)
-        try:
-            motion.getAngles("Body", True)  # waits for the simulator's joint_states
-            deadline = time.monotonic() + 30.0
-            while truth.pose is None:
-                assert time.monotonic() < deadline, "no ground truth from the simulator"
-                time.sleep(0.05)
-            time.sleep(6.0)  # every node up and cycling, the robot settled on the floor
-            yield motion, truth
-        finally:
-            motion.close()
-    finally:
-        rclpy.shutdown()
-        nodes.stop()
+        motion.getAngles("Body", True)  # waits for the simulator's joint_states
+        deadline = time.monotonic() + 30.0
+        while truth.pose is None:
+            assert time.monotonic() < deadline, "no ground truth from the simulator"
+            time.sleep(0.05)
+        time.sleep(6.0)  # every node up and cycling, the robot settled on the floor
+        yield motion, truth
 
 
 @pytest.fixture(autouse=True)
