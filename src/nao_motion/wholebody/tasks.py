@@ -206,7 +206,6 @@ class ArticularWish(DiagonalTask):
         self._delta = np.zeros(n_joints)
         self._moving = np.zeros(len(ctx.motor), dtype=bool)
         self._follows = np.zeros(len(ctx.motor), dtype=bool)  # moving or walk_held
-        self._speed_ratio = np.zeros(len(ctx.motor))  # |q_dot_wish| / the speed limit
         self.walk_held = np.zeros(len(ctx.motor), dtype=bool)  # set by the balancer each cycle
 
     def reset(self, q_wish: np.ndarray) -> None:
@@ -231,13 +230,6 @@ class ArticularWish(DiagonalTask):
         self.wish.take(ctx.motor, out=dq)
         dq -= ctx.q_motor
         dq /= ctx.dt_s
-        # The moving joints (a motion of the collision filter's, all of them arriving together)
-        # keep its path when the speed limit slows them: one factor for all, as passing through.
-        ratio = self._speed_ratio
-        np.divide(np.abs(dq, out=ratio), ctx.vmax_motor, out=ratio)
-        slowest = float(np.max(ratio, where=self._moving, initial=0.0))
-        if slowest > 1.0:
-            np.multiply(dq, 1.0 / slowest, out=dq, where=self._moving)
         np.minimum(dq, ctx.vmax_motor, out=dq)
         np.maximum(dq, -ctx.vmax_motor, out=dq)
         # Held wishes (neither moving nor walk_held): keep still, compensations stay.
