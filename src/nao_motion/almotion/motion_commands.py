@@ -59,8 +59,8 @@ class MotionCommandMethods:
 
     def angleInterpolationWithSpeed(self, names, targetAngles, maxSpeedFraction: float) -> None:
         """Blocking: move to the angles at maxSpeedFraction of the maximum speed, all joints together."""
-        start, duration_s = self._send_targets(names, targetAngles, maxSpeedFraction)
-        self._wait_for_motion(start, duration_s, self._joint_names(names))
+        start, duration_s, joints = self._send_targets(names, targetAngles, maxSpeedFraction)
+        self._wait_for_motion(start, duration_s, joints)
 
     def angleInterpolation(self, names, angleLists, timeLists, isAbsolute: bool) -> None:
         """Blocking: pass through the angles at the times (s from now), per joint; relative
@@ -111,8 +111,9 @@ class MotionCommandMethods:
         self.setStiffnesses("Body", 0.0)
 
     # --- helpers -------------------------------------------------------------------------
-    def _send_targets(self, names, angles, fraction: float) -> tuple[Tick | None, float]:
-        """Publish joint_targets; returns the latest command then and the motion's duration (s)."""
+    def _send_targets(self, names, angles, fraction: float) -> tuple[Tick | None, float, list[str]]:
+        """Publish joint_targets; returns the latest command then, the motion's duration (s) and
+        its joints."""
         joints = self._joint_names(names)
         values = _per_joint_values(angles, len(joints), "angles")
         if not (isinstance(fraction, Real) and 0.0 < fraction <= 1.0):
@@ -126,7 +127,7 @@ class MotionCommandMethods:
         duration_s = float(np.max(np.abs(targets.positions - current[targets.indices]) / targets.speeds_rps))
         start = self._publish(self._targets_pub, JointState(name=joints, position=[float(v) for v in values],
                                                             velocity=speeds), "joint_targets")
-        return start, duration_s
+        return start, duration_s, joints
 
     def _publish(self, publisher, msg, topic: str) -> Tick | None:
         """Publish once the topic has subscribers (the first time, also let discovery settle, so

@@ -368,8 +368,10 @@ class WholeBodyNode(Node):
             throttled_warning(self, "imu", IMU_ORIENTATION_ERROR)
             self.diagnostics.refused("imu", IMU_ORIENTATION_ERROR)
             return
-        elif (up := up_from_acceleration(*(self.imu_reader.acceleration or (0.0, 0.0, 0.0)))) is not None:
-            self.up_torso, self.up_s = up, now_s
+        elif self.imu_reader.acceleration is not None:  # no orientation (nao_lola's): the accelerometer
+            up = up_from_acceleration(*self.imu_reader.acceleration)
+            if up is not None:
+                self.up_torso, self.up_s = up, now_s
         if gyro is None:  # the walk's ankle damping keeps the last reading until it is stale
             throttled_warning(self, "imu gyro", IMU_ANGULAR_VELOCITY_ERROR)
             self.diagnostics.refused("imu", IMU_ANGULAR_VELOCITY_ERROR)

@@ -41,7 +41,7 @@ class WholeBodyCycle:
         self.stabilizer = WalkStabilizer(model, stabilizer_config)
         self.command = np.zeros(model.n_joints)  # the last command: the balancer's + the ankle damping
         self.result: BalancerResult | None = None
-        self.fall = FallDetector(model)
+        self.fall = FallDetector(model, fk=self.balancer.fk)
         self.fall_changed = False
 
     def set_stabilizer_config(self, config: StabilizerConfig) -> None:

@@ -60,10 +60,10 @@ def up_from_acceleration(ax: float, ay: float, az: float) -> tuple[float, float,
 class FallDetector:
     """Fed every motion cycle with the vertical and the measured joints; ``fallen`` and ``reason``."""
 
-    def __init__(self, model: NaoModel, config: FallConfig | None = None):
+    def __init__(self, model: NaoModel, config: FallConfig | None = None, fk: ForwardKinematics | None = None):
         self.config = config or FallConfig()
         self.dt_s = model.cycle_time_s
-        self.fk = ForwardKinematics(model)
+        self.fk = fk or ForwardKinematics(model)
         self._state = self.fk.new_state()
         self._corners = sole_corners_in_sole(model)
         self._sole_level = {foot: np.eye(4) for foot in FEET}
@@ -90,7 +90,8 @@ class FallDetector:
             if outside_m > cfg.com_outside_m:
                 reason = (f"the torso leans {math.degrees(self.tilt_rad):.0f} deg and the centre of mass is "
                           f"{100 * outside_m:.0f} cm outside the feet")
-        down = bool(reason) if not self.fallen else (bool(reason) or self.tilt_rad > cfg.leaning_tilt_rad)
+        # Down: a reason; staying down: leaning at all (every reason leans past leaning_tilt_rad).
+        down = self.tilt_rad > cfg.leaning_tilt_rad if self.fallen else bool(reason)
         if down == self.fallen:
             self._held_s = 0.0
             if reason:
