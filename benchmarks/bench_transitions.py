@@ -125,16 +125,31 @@ def wb_plane_feet(motion, truth) -> str:
     return "balancing, feet Plane"
 
 
+def _arm_target_taken(motion, target: list[float]) -> np.ndarray:
+    """The target the whole body takes: resized to the arm's reach (NAOqi: "to the nearest feasible")."""
+    from nao_motion.kinematics import ForwardKinematics
+    from nao_motion.postures import posture
+    from nao_motion.wholebody.balancer import BalancerConfig
+    from nao_motion.wholebody.modes import resized_to_arm_reach
+
+    fk = ForwardKinematics(motion.model)
+    shoulder = fk.position_in_space(fk.compute(posture(motion.model, "StandInit")), "RShoulder", FRAME_ROBOT)[:3]
+    return resized_to_arm_reach(np.array(target), shoulder, BalancerConfig().arm_reach_m)
+
+
 def effector_arm(motion, truth) -> str:
+    """A reach 3 cm ahead and up from where the hand is: repeated, it goes beyond the arm."""
     motion.wbEnableEffectorControl("RArm", True)
     hand = motion.getPosition("RArm", FRAME_ROBOT, True)
     target = [hand[0] + 0.03, hand[1], hand[2] + 0.03]
     motion.wbSetEffectorControl("RArm", target)
-    time.sleep(2.0)
-    error = float(np.linalg.norm(np.subtract(motion.getPosition("RArm", FRAME_ROBOT, True)[:3], target)))
+    time.sleep(2.5)
+    taken = _arm_target_taken(motion, target)
+    error = float(np.linalg.norm(np.subtract(motion.getPosition("RArm", FRAME_ROBOT, True)[:3], taken)))
     motion.wbEnableEffectorControl("RArm", False)
-    assert error < HAND_TOLERANCE_M, f"hand {1000 * error:.0f} mm from its target"
-    return f"hand {1000 * error:.1f} mm from its target"
+    resized = f" (resized by {1000 * np.linalg.norm(taken - target):.0f} mm)" if np.linalg.norm(taken - target) > 1e-3 else ""
+    assert error < HAND_TOLERANCE_M, f"hand {1000 * error:.0f} mm from its target{resized}"
+    return f"hand {1000 * error:.1f} mm from its target{resized}"
 
 
 def effector_head(motion, truth) -> str:

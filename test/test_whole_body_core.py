@@ -174,15 +174,24 @@ def test_reachable_head_orientation_is_reached():
     np.testing.assert_allclose(reached, [0.0, 0.25, 0.6], atol=2e-3)
 
 
-def test_unreachable_arm_target_leans_to_the_balance_margin():
+def test_an_arm_target_beyond_reach_is_resized_to_the_arms_reach_and_reached():
+    """NAOqi: an unfeasible target is resized to the nearest feasible one. Chased as it was, the
+    QP leaned the robot to its toes (in the simulator, five reaches of +3 cm toppled it)."""
     b = standing(WholeBodySettings(effectors=frozenset({"LArm"})))
-    torso_x = spatial.inverse(b.fk.ground_frame(b.fk.compute(b.q)))[0, 3]
-    target = np.array([torso_x + 0.60, 0.10, 0.30])  # farther than the arm reaches, however the robot leans
-    hand = reach(b, "LArm", target, cycles=500)[:3]
-    result = b.step(b.q.copy())
-    # The COM is pushed to the front edge's margin: as close as balance allows.
-    assert result.com_margin_m == pytest.approx(b.config.margin_m, abs=5e-4)
-    assert hand[0] > torso_x + 0.3 and np.linalg.norm(hand - target) > 0.05
+    shoulder = b.fk.position_in_space(b.fk.compute(posture(MODEL, "StandInit")), "LShoulder", FRAME_ROBOT)[:3]
+    far_above = np.array([0.60, 0.10, 0.60])
+    taken = b.set_effector_target("LArm", far_above)
+    assert np.linalg.norm(taken - shoulder) == pytest.approx(b.config.arm_reach_m)
+    np.testing.assert_allclose(np.cross(taken - shoulder, far_above - shoulder), 0.0, atol=1e-12)  # same direction
+    far_below = np.array([0.60, 0.10, 0.10])  # below the shoulder only the floor-plane distance counts
+    taken = b.set_effector_target("LArm", far_below)
+    assert taken[2] == pytest.approx(far_below[2]) and np.hypot(*(taken - shoulder)[:2]) == pytest.approx(b.config.arm_reach_m)
+    within = np.array([0.15, 0.12, 0.25])
+    np.testing.assert_array_equal(b.set_effector_target("LArm", within), within)
+    hand = reach(b, "LArm", np.array([0.60, 0.10, 0.30]), cycles=600)[:3]
+    taken = b.set_effector_target("LArm", np.array([0.60, 0.10, 0.30]))
+    assert np.linalg.norm(hand - taken) < 2e-3
+    assert b.step(b.q.copy()).com_margin_m > b.config.margin_m
 
 
 def test_plane_feet_stay_flat_while_hip_yaw_pitch_turns():

@@ -391,10 +391,15 @@ class WholeBodyNode(Node):
                                 f"got {msg.header.frame_id!r}")
             return
         v = msg.vector if name == "Head" else msg.point
+        asked = np.array([v.x, v.y, v.z])
         try:
-            self.balancer.set_effector_target(name, np.array([v.x, v.y, v.z]))
+            taken = self.balancer.set_effector_target(name, asked)
         except ValueError as err:
             self._refuse(topic, str(err))
+            return
+        if np.linalg.norm(taken - asked) > 1e-3:
+            self.get_logger().info(f"{topic}: {asked.round(3).tolist()} is beyond the arm's reach, resized to "
+                                   f"{taken.round(3).tolist()} (FRAME_ROBOT)", throttle_duration_sec=1.0)
 
     # The walk's references come every cycle: read from their bytes (``ros.cdr``), not converted.
     def _read_reference(self, topic: str, reader, data: bytes) -> tuple[float, np.ndarray] | None:

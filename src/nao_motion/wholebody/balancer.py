@@ -71,14 +71,16 @@ from enum import Enum
 import numpy as np
 
 from .. import spatial
-from ..kinematics import ForwardKinematics
+from ..kinematics import FRAME_ROBOT, ForwardKinematics
 from ..model import NaoModel, coupled_joints, limit_coupled_steps, project_coupled_limits
+from ..postures import posture
 from ..qp import INFEASIBLE, USABLE, SolverSettings, clearance
 from .context import ARM, FRAMES, HEAD, SOLE, SOLE_FRAME, WholeBodyContext
 from .floating_base import N_BASE, FloatingBaseJacobians
 from .leg_clearance import LegObstacleGuard
 from .modes import (EFFECTORS, FEET, SUPPORT_FEET, FootState, balance_refusal, check_effector,
-                    check_effector_enabled, check_effector_target, check_support_leg, com_outside_refusal)
+                    check_effector_enabled, check_effector_target, check_support_leg, com_outside_refusal,
+                    resized_to_arm_reach)
 from .qp import WHOLE_BODY_SOLVER, WholeBodyQP
 from .support_polygon import SupportPolygon, sole_corners_in_sole, support_polygon
 from .swing_speed import SwingSpeedLimit
@@ -112,7 +114,17 @@ class BalancerConfig:
     # of the error (a lag-free, deadbeat tracking) keeps the COM on the preview controller's
     # path; at task_gain the COM would trail it by ~50 ms and the swing foot land late.
     walk_task_gain: float = 1.0
-    arm_max_speed_mps: float = 0.2
+    # A hand under effector control: at 0.1 m/s (0.2 before) two reaches of 3 cm ahead and 3 cm
+    # down rocked the robot over its toes (the legs' fast bend); at 0.05 six of them stand.
+    arm_max_speed_mps: float = 0.05
+    # NAOqi resizes an unfeasible effector target to the nearest feasible one: an arm's target is
+    # brought within this distance of its shoulder as it stands in StandInit (FRAME_ROBOT): the
+    # arm's length (0.219 m to the hand) and some 3 cm of whole-body lean. Chasing a target
+    # beyond it, the QP leaned the robot until it toppled over its toes (five reaches of +3 cm in
+    # x and z; at 0.27 m the fifth as well). Below the shoulder only the distance in the floor
+    # plane counts: the legs bend to reach down. Bounded in the floor plane alone, twelve reaches
+    # rising above the shoulder toppled it.
+    arm_reach_m: float = 0.25
     head_max_rate_radps: float = 1.5
     com_max_speed_mps: float = 0.1  # wbGoToBalance
     walk_com_max_speed_mps: float = 0.5
@@ -180,6 +192,8 @@ class BalancerConfig:
             return f"max_velocity_fraction must be in (0, 1], got {self.max_velocity_fraction!r}"
         if not (0.0 < self.walk_max_velocity_fraction <= 1.0):
             return f"walk_max_velocity_fraction must be in (0, 1], got {self.walk_max_velocity_fraction!r}"
+        if not (np.isfinite(self.arm_reach_m) and 0.15 <= self.arm_reach_m <= 0.4):
+            return f"arm_reach_m must be in [0.15, 0.4] m, got {self.arm_reach_m!r}"
         if not (np.isfinite(self.com_approach_time_s) and self.com_approach_time_s > 0.0):
             return f"com_approach_time_s must be > 0, got {self.com_approach_time_s!r}"
         if not all(0.0 < g <= 1.0 for g in (self.foot_feedback_gain, self.task_gain, self.walk_task_gain)):
@@ -345,6 +359,9 @@ class WholeBodyBalancer:
         self._target_version = {f: 0 for f in FEET}
         self._polygon_cache: dict = {}
         self.effector_target: dict[str, np.ndarray] = {}  # Head: 3x3 rotation; arms: position (W)
+        stand_init = self.fk.compute(posture(model, "StandInit"))
+        self._shoulder_robot = {arm: self.fk.position_in_space(stand_init, f"{arm[0]}Shoulder", FRAME_ROBOT)[:3]
+                                for arm in ARM}
         self.enabled = False
         self.mode = Mode.PASS_THROUGH
         self._walk_support: str | None = None
@@ -416,20 +433,25 @@ class WholeBodyBalancer:
                 elif name not in settings.effectors:
                     self.effector_target.pop(name, None)
 
-    def set_effector_target(self, name: str, target: np.ndarray) -> None:
+    def set_effector_target(self, name: str, target: np.ndarray) -> np.ndarray:
         """wbSetEffectorControl: Head (wx, wy, wz) rad or LArm / RArm (x, y, z) m, FRAME_ROBOT.
 
-        Converted into the world frame now (FRAME_ROBOT of the current command). Raises
-        ValueError when the effector is unknown, the target out of range (check_effector_target)
-        or the effector not under effector control.
+        Converted into the world frame now (FRAME_ROBOT of the current command); an arm's target
+        farther than ``arm_reach_m`` from its shoulder (in the floor plane when below it) is brought
+        back to that distance (NAOqi: "resized to the nearest feasible"). Returns the target taken, FRAME_ROBOT. Raises ValueError when the
+        effector is unknown, the target out of range (check_effector_target) or the effector not
+        under effector control.
         """
         target = check_effector_target(name, target)
         check_effector_enabled(name, self.settings.effectors)
+        if name != "Head":
+            target = resized_to_arm_reach(target, self._shoulder_robot[name], self.config.arm_reach_m)
         robot = self.torso_world @ self.fk.ground_frame(self._current_state(), self.torso_world[:3, :3])
         if name == "Head":
             self.effector_target[name] = robot[:3, :3] @ spatial.rotation_from_rpy(*target)
         else:
             self.effector_target[name] = robot[:3, :3] @ target + robot[:3, 3]
+        return target
 
     def go_to_balance(self, support: str, duration_s: float) -> None:
         """wbGoToBalance: move the COM over the support polygon's centre in `duration_s`, then hold it.

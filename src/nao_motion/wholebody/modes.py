@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from enum import Enum
 
+import math
+
 import numpy as np
 
 # NAOqi (wbEnableBalanceConstraint): "if COM is not inside the desired support polygon, this
@@ -116,3 +118,16 @@ def check_effector_target(name: str, target: Sequence[float] | np.ndarray) -> np
         raise ValueError(f"{name} target {target.tolist()} is beyond +-{limit:g} {unit} in FRAME_ROBOT: "
                          "no pose of the robot comes near it")
     return target
+
+
+def resized_to_arm_reach(target_m: np.ndarray, shoulder_m: np.ndarray, reach_m: float) -> np.ndarray:
+    """An arm target (FRAME_ROBOT, m) brought within `reach_m` of the shoulder: NAOqi resizes an
+    unfeasible target to the nearest feasible one. Below the shoulder only the distance in the
+    floor plane counts (the legs bend to reach down)."""
+    dx, dy, dz = (np.asarray(target_m, dtype=float) - shoulder_m).tolist()
+    up = max(dz, 0.0)
+    distance_m = math.sqrt(dx * dx + dy * dy + up * up)
+    if distance_m <= reach_m:
+        return np.asarray(target_m, dtype=float)
+    scale = reach_m / distance_m
+    return shoulder_m + [scale * dx, scale * dy, scale * up + min(dz, 0.0)]

@@ -190,6 +190,13 @@ class ArticularWish(DiagonalTask):
     not pulled back later (NAOqi's wbFootState example: HipYawPitch turns to -45 deg and stays
     there, the rest of the legs keep the feet flat).
 
+    A motion asking its joints for more than the balancer's speed limit is paced, not clipped
+    joint by joint: ``paced`` goes toward the wish with every joint of a chain (Head, each arm,
+    the two legs together) slowed by the one factor its fastest joint needs, and the joints follow
+    ``paced``. Clipped per joint, a posture change at 0.6 of the motors' speed kept its slow joints
+    on time and its knees late: standing up from Crouch, the legs' shape broke and the robot fell.
+    A joint held back by something else (a balance compensation, the tracking bound) slows no other.
+
     While walking, the joints of `walk_held` (the head and each arm without an effector target)
     follow their wish with ``walk_upper_body_weight``: NAOqi's walk moves the legs only, an arm
     is the arm swing's or the user's. With the articular weights alone the walk's COM and torso
@@ -201,24 +208,54 @@ class ArticularWish(DiagonalTask):
         self.ctx = ctx
         n_joints = ctx.model.n_joints
         self.wish = np.zeros(n_joints)
+        self.paced = np.zeros(n_joints)  # the wish as pursued: within the speed limit, per chain
         self._moving_until_s = np.full(n_joints, -np.inf)
         self.changed = np.zeros(n_joints, dtype=bool)
         self._delta = np.zeros(n_joints)
+        chain_of = ["Legs" if joint.chain.endswith("Leg") else joint.chain for joint in ctx.model.joints]
+        names = list(dict.fromkeys(chain_of))
+        self._chain_of = np.array([names.index(chain) for chain in chain_of])
+        self._chains = self._chain_of[None, :] == np.arange(len(names))[:, None]  # (chain, joint) masks
+        self._step_max = ctx.vmax_joint * ctx.dt_s
+        self._need = np.zeros(self._chains.shape)  # per chain, each joint's step over its limit
+        self._chain_need = np.zeros(len(self._chains))
+        self._factor = np.zeros(n_joints)
+        self._lagging = np.zeros(n_joints, dtype=bool)
+        self._within_limits = np.zeros(n_joints)
+        self._lower, self._upper = ctx.model.lower, ctx.model.upper
         self._moving = np.zeros(len(ctx.motor), dtype=bool)
         self._follows = np.zeros(len(ctx.motor), dtype=bool)  # moving or walk_held
         self.walk_held = np.zeros(len(ctx.motor), dtype=bool)  # set by the balancer each cycle
 
     def reset(self, q_wish: np.ndarray) -> None:
         np.copyto(self.wish, q_wish)
+        np.clip(q_wish, self._lower, self._upper, out=self.paced)
 
     def set_wish(self, q_wish: np.ndarray, time_s: float) -> None:
-        """This cycle's wish (26 joints, rad); a joint whose wish changed is moving until
-        ``moving_wish_hold_s`` after `time_s`."""
-        np.subtract(q_wish, self.wish, out=self._delta)
-        np.abs(self._delta, out=self._delta)
-        np.greater(self._delta, 1e-9, out=self.changed)
-        np.copyto(self._moving_until_s, time_s + self.ctx.config.moving_wish_hold_s, where=self.changed)
+        """This cycle's wish (26 joints, rad); a joint whose wish changed, or whose paced wish
+        has not caught up with it, is moving until ``moving_wish_hold_s`` after `time_s`."""
+        delta = self._delta
+        np.subtract(q_wish, self.wish, out=delta)
+        np.abs(delta, out=delta)
+        np.greater(delta, 1e-9, out=self.changed)
         np.copyto(self.wish, q_wish)
+        within = self._within_limits  # a wish beyond a joint's range is paced to the range's end
+        np.minimum(q_wish, self._upper, out=within)
+        np.maximum(within, self._lower, out=within)
+        np.subtract(within, self.paced, out=delta)
+        np.abs(delta, out=self._factor)
+        self._factor /= self._step_max
+        np.multiply(self._chains, self._factor, out=self._need)
+        self._need.max(axis=1, out=self._chain_need)
+        np.maximum(self._chain_need, 1.0, out=self._chain_need)
+        self._chain_need.take(self._chain_of, out=self._factor)
+        delta /= self._factor
+        self.paced += delta
+        np.subtract(within, self.paced, out=delta)
+        np.abs(delta, out=delta)
+        np.greater(delta, 1e-9, out=self._lagging)
+        self._lagging |= self.changed
+        np.copyto(self._moving_until_s, time_s + self.ctx.config.moving_wish_hold_s, where=self._lagging)
 
     def fill(self) -> None:
         ctx, cfg = self.ctx, self.ctx.config
@@ -227,7 +264,7 @@ class ArticularWish(DiagonalTask):
         self.weight.fill(cfg.articular_weight)
         np.copyto(self.weight, cfg.moving_wish_weight, where=self._moving)
         dq = self.target
-        self.wish.take(ctx.motor, out=dq)
+        self.paced.take(ctx.motor, out=dq)
         dq -= ctx.q_motor
         dq /= ctx.dt_s
         np.minimum(dq, ctx.vmax_motor, out=dq)
