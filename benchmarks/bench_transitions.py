@@ -2,7 +2,7 @@
 """The transition matrix: what a script that strings features together does to the robot.
 
 Features a NAOqi script uses (walks with and without killMove / stopMove, the whole body with each
-foot state and the balance constraint, effector control, wbGoToBalance on one leg, joint
+foot state (Free: standing on the other leg) and the balance constraint, effector control, wbGoToBalance on one leg, joint
 motions, postures, rest and wakeUp, obstacles, collision protection, stiffness) run one after
 the other, through the ALMotion client, in an order that takes every ordered pair once (a de
 Bruijn sequence: n * n + 1 steps for n features), on the simulated NAO as ``nao-motion sim``
@@ -104,6 +104,18 @@ def footsteps_then_kill_move(motion, truth) -> str:
     return "stopped"
 
 
+def move_to_then_kill_move(motion, truth) -> str:
+    start = truth.mark()
+    motion.post.moveTo(0.5, 0.0, 0.0)
+    time.sleep(1.5)
+    motion.killMove()
+    time.sleep(0.5)
+    assert not motion.moveIsActive(), "still walking after killMove"
+    moved = truth.moved_m(start)
+    assert moved < 0.4, f"walked {moved:.3f} m: not stopped"
+    return f"stopped after {moved:.3f} m"
+
+
 def _balance(motion) -> None:
     motion.wbEnable(True)
     motion.wbFootState("Fixed", "Legs")
@@ -171,6 +183,27 @@ def go_to_balance_left(motion, truth) -> str:
     return f"COM {1000 * offset:.0f} mm from the left foot"
 
 
+def wb_free_foot(motion, truth) -> str:
+    """The seed's one-leg stand: balance on LLeg (after wbGoToBalance), the right foot Free and
+    lifted by the legs' joints, put down and Fixed again, balance back on Legs."""
+    _balance(motion)
+    motion.wbGoToBalance("LLeg", 1.5)
+    motion.wbEnableBalanceConstraint(True, "LLeg")
+    motion.wbFootState("Free", "RLeg")
+    joints = ["RHipPitch", "RKneePitch", "RAnklePitch"]
+    down = motion.getAngles(joints, False)
+    ground_m = motion.getPosition("RLeg", FRAME_ROBOT, True)[2]
+    motion.angleInterpolation(joints, [down[0] - 0.2, down[1] + 0.4, down[2] - 0.2], 1.0, True)
+    time.sleep(0.5)
+    lifted_m = motion.getPosition("RLeg", FRAME_ROBOT, True)[2] - ground_m
+    motion.angleInterpolation(joints, down, 1.0, True)
+    time.sleep(0.3)
+    motion.wbFootState("Fixed", "RLeg")
+    motion.wbEnableBalanceConstraint(True, "Legs")
+    assert lifted_m > 0.01, f"right foot lifted {1000 * lifted_m:.0f} mm"
+    return f"right foot lifted {1000 * lifted_m:.0f} mm, balanced on LLeg"
+
+
 def wb_disable(motion, truth) -> str:
     motion.wbEnable(False)
     time.sleep(0.5)
@@ -217,8 +250,8 @@ def obstacle_and_protection(motion, truth) -> str:
 
 
 FEATURES: dict[str, Callable] = {f.__name__: f for f in (
-    move_to, move_then_stop_move, footsteps_then_kill_move, wb_fixed_balance, wb_plane_feet, effector_arm,
-    effector_head, go_to_balance_left, wb_disable, joint_motions, _posture("Crouch"), _posture("StandInit"),
+    move_to, move_then_stop_move, footsteps_then_kill_move, move_to_then_kill_move, wb_fixed_balance, wb_plane_feet,
+    wb_free_foot, effector_arm, effector_head, go_to_balance_left, wb_disable, joint_motions, _posture("Crouch"), _posture("StandInit"),
     _posture("Stand"), rest_then_wake_up, obstacle_and_protection)}
 
 
