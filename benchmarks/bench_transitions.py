@@ -159,7 +159,8 @@ def effector_arm(motion, truth) -> str:
     taken = _arm_target_taken(motion, target)
     error = float(np.linalg.norm(np.subtract(motion.getPosition("RArm", FRAME_ROBOT, True)[:3], taken)))
     motion.wbEnableEffectorControl("RArm", False)
-    resized = f" (resized by {1000 * np.linalg.norm(taken - target):.0f} mm)" if np.linalg.norm(taken - target) > 1e-3 else ""
+    resized_m = float(np.linalg.norm(taken - target))
+    resized = f" (resized by {1000 * resized_m:.0f} mm)" if resized_m > 1e-3 else ""
     assert error < HAND_TOLERANCE_M, f"hand {1000 * error:.0f} mm from its target{resized}"
     return f"hand {1000 * error:.1f} mm from its target{resized}"
 
@@ -251,8 +252,8 @@ def obstacle_and_protection(motion, truth) -> str:
 
 FEATURES: dict[str, Callable] = {f.__name__: f for f in (
     move_to, move_then_stop_move, footsteps_then_kill_move, move_to_then_kill_move, wb_fixed_balance, wb_plane_feet,
-    wb_free_foot, effector_arm, effector_head, go_to_balance_left, wb_disable, joint_motions, _posture("Crouch"), _posture("StandInit"),
-    _posture("Stand"), rest_then_wake_up, obstacle_and_protection)}
+    wb_free_foot, effector_arm, effector_head, go_to_balance_left, wb_disable, joint_motions, _posture("Crouch"),
+    _posture("StandInit"), _posture("Stand"), rest_then_wake_up, obstacle_and_protection)}
 
 
 def de_bruijn_pairs(n: int) -> list[int]:

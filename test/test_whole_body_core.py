@@ -185,7 +185,8 @@ def test_an_arm_target_beyond_reach_is_resized_to_the_arms_reach_and_reached():
     np.testing.assert_allclose(np.cross(taken - shoulder, far_above - shoulder), 0.0, atol=1e-12)  # same direction
     far_below = np.array([0.60, 0.10, 0.10])  # below the shoulder only the floor-plane distance counts
     taken = b.set_effector_target("LArm", far_below)
-    assert taken[2] == pytest.approx(far_below[2]) and np.hypot(*(taken - shoulder)[:2]) == pytest.approx(b.config.arm_reach_m)
+    assert taken[2] == pytest.approx(far_below[2])
+    assert np.hypot(*(taken - shoulder)[:2]) == pytest.approx(b.config.arm_reach_m)
     within = np.array([0.15, 0.12, 0.25])
     np.testing.assert_array_equal(b.set_effector_target("LArm", within), within)
     hand = reach(b, "LArm", np.array([0.60, 0.10, 0.30]), cycles=600)[:3]

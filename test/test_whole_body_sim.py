@@ -202,7 +202,8 @@ def test_standing_up_from_crouch_faster_than_the_balancers_limit_keeps_the_legs_
     walk = SimulatedWalk(model, NaoSimulator(model, initial_posture="Crouch"))
     walk.balancer.apply(WholeBodySettings(balance_enabled=True))
     walk.balancer.set_enabled(True, q_measured=walk.state.position, torso_attitude=walk._imu_attitude())
-    duration_s = walk.send_joint_targets(list(model.joint_names), posture(model, "StandInit"), model.max_velocity.tolist())
+    stand_init, full_speed = posture(model, "StandInit"), model.max_velocity.tolist()
+    duration_s = walk.send_joint_targets(list(model.joint_names), stand_init, full_speed)
     for _ in range(int(duration_s / model.cycle_time_s) + 250):
         walk.cycle()
     assert walk.worst_tilt_deg < 10.0 and not walk.state.fallen

@@ -438,9 +438,9 @@ class WholeBodyBalancer:
 
         Converted into the world frame now (FRAME_ROBOT of the current command); an arm's target
         farther than ``arm_reach_m`` from its shoulder (in the floor plane when below it) is brought
-        back to that distance (NAOqi: "resized to the nearest feasible"). Returns the target taken, FRAME_ROBOT. Raises ValueError when the
-        effector is unknown, the target out of range (check_effector_target) or the effector not
-        under effector control.
+        back to that distance (NAOqi: "resized to the nearest feasible"). Returns the target taken,
+        FRAME_ROBOT. Raises ValueError when the effector is unknown, the target out of range
+        (check_effector_target) or the effector not under effector control.
         """
         target = check_effector_target(name, target)
         check_effector_enabled(name, self.settings.effectors)

@@ -7,10 +7,9 @@ ALMotion client, so a combination is refused with the same reason everywhere.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Sequence
 from enum import Enum
-
-import math
 
 import numpy as np
 
