@@ -221,6 +221,7 @@ class ArticularWish(DiagonalTask):
         self._chain_need = np.zeros(len(self._chains))
         self._factor = np.zeros(n_joints)
         self._lagging = np.zeros(n_joints, dtype=bool)
+        self._catching_up = False
         self._within_limits = np.zeros(n_joints)
         self._lower, self._upper = ctx.model.lower, ctx.model.upper
         self._moving = np.zeros(len(ctx.motor), dtype=bool)
@@ -230,6 +231,7 @@ class ArticularWish(DiagonalTask):
     def reset(self, q_wish: np.ndarray) -> None:
         np.copyto(self.wish, q_wish)
         np.clip(q_wish, self._lower, self._upper, out=self.paced)
+        self._catching_up = False
 
     def set_wish(self, q_wish: np.ndarray, time_s: float) -> None:
         """This cycle's wish (26 joints, rad); a joint whose wish changed, or whose paced wish
@@ -238,6 +240,9 @@ class ArticularWish(DiagonalTask):
         np.subtract(q_wish, self.wish, out=delta)
         np.abs(delta, out=delta)
         np.greater(delta, 1e-9, out=self.changed)
+        changed = bool(self.changed.any())
+        if not (changed or self._catching_up):  # (most cycles standing: nothing to pace)
+            return
         np.copyto(self.wish, q_wish)
         within = self._within_limits  # a wish beyond a joint's range is paced to the range's end
         np.minimum(q_wish, self._upper, out=within)
@@ -254,6 +259,7 @@ class ArticularWish(DiagonalTask):
         np.subtract(within, self.paced, out=delta)
         np.abs(delta, out=delta)
         np.greater(delta, 1e-9, out=self._lagging)
+        self._catching_up = bool(self._lagging.any())
         self._lagging |= self.changed
         np.copyto(self._moving_until_s, time_s + self.ctx.config.moving_wish_hold_s, where=self._lagging)
 
