@@ -17,6 +17,7 @@ each ordered pair (the feature before, the feature) gets the step's verdict:
     FAILED    no fall, but its figure is wrong (or another error)
 
     python benchmarks/bench_transitions.py [--nao-version V6] [--lola] [--features a,b,...] [-v]
+    python benchmarks/bench_transitions.py --sequence a,b,c,...   (replay a finding's steps)
 
 Exit status 1 when a pair FELL or FAILED. The matrix is printed rows = the feature before,
 columns = the feature after.
@@ -304,10 +305,10 @@ def stand_up(motion, truth, attempts: int = 3) -> None:
     raise RuntimeError(f"the robot is not up after {attempts} resets (tilt {truth.tilt_deg:.0f} deg)")
 
 
-def run_matrix(motion, truth, names: list[str], verbose: bool) -> dict[tuple[str, str], str]:
+def run_matrix(motion, truth, order: list[str], verbose: bool) -> dict[tuple[str, str], str]:
+    """Run the features in `order`; each ordered pair gets the second step's verdict."""
     from nao_motion.almotion import ALMotionError
 
-    order = [names[i] for i in de_bruijn_pairs(len(names))]
     verdicts: dict[tuple[str, str], str] = {}
     stand_up(motion, truth)
     for before, name in zip(order, order[1:]):
@@ -354,9 +355,14 @@ def main() -> int:
     parser.add_argument("--nao-version", choices=("V5", "V6"), default="V5")
     parser.add_argument("--lola", action="store_true", help="the robot bringup through the simulated nao_lola (V6)")
     parser.add_argument("--features", help="comma-separated subset of: " + ", ".join(FEATURES))
+    parser.add_argument("--sequence", help="replay these features in this order (comma-separated), "
+                                           "e.g. the steps before a finding, instead of the matrix")
     parser.add_argument("-v", "--verbose", action="store_true", help="every step's figure")
     args = parser.parse_args()
     names = args.features.split(",") if args.features else list(FEATURES)
+    order = args.sequence.split(",") if args.sequence else [names[i] for i in de_bruijn_pairs(len(names))]
+    if args.sequence:
+        names = list(dict.fromkeys(order))
     unknown = set(names) - set(FEATURES)
     if unknown:
         parser.error(f"unknown features {sorted(unknown)}")
@@ -364,14 +370,14 @@ def main() -> int:
     from bench_suite import running_suite
 
     print(f"transition matrix: NAO {version}, {'robot bringup through nao_lola' if args.lola else 'nao-motion sim'}"
-          f", {len(names)} features, {len(names) ** 2} ordered pairs", flush=True)
+          f", {len(names)} features, {len(order) - 1} steps", flush=True)
     started = time.monotonic()
     with running_suite(version, composed=True, load=False, lola=args.lola, prefix="bench_transitions"):
         from nao_motion.almotion import ALMotion
 
         with ALMotion(node_name="transition_matrix", timeout_s=30.0) as motion:
             truth = Truth(motion.node)
-            verdicts = run_matrix(motion, truth, names, args.verbose)
+            verdicts = run_matrix(motion, truth, order, args.verbose)
     print_matrix(names, verdicts)
     print(f"{time.monotonic() - started:.0f} s")
     return 1 if any(v in ("FELL", "FAILED") for v in verdicts.values()) else 0

@@ -124,7 +124,8 @@ def test_features_strung_in_every_order_never_drop_the_robot(suite):
     on both paths) over a few of its features, every ordered pair once, on this suite."""
     motion, _, _ = suite
     names = ["move_to", "wb_fixed_balance", "joint_motions", "rest_then_wake_up"]
-    verdicts = MATRIX.run_matrix(motion, MATRIX.Truth(motion.node), names, verbose=True)
+    order = [names[i] for i in MATRIX.de_bruijn_pairs(len(names))]
+    verdicts = MATRIX.run_matrix(motion, MATRIX.Truth(motion.node), order, verbose=True)
     assert len(verdicts) == len(names) ** 2
     bad = {pair: verdict for pair, verdict in verdicts.items() if verdict in ("FELL", "FAILED")}
     assert not bad, bad
