@@ -195,6 +195,36 @@ def test_an_arm_target_beyond_reach_is_resized_to_the_arms_reach_and_reached():
     assert b.step(b.q.copy()).com_margin_m > b.config.margin_m
 
 
+def test_effector_controls_balance_outlives_it_until_the_user_sets_the_constraint_or_disables():
+    """A reach can end with the COM at the margin, balanced only by effector control's implied
+    constraint; dropped with it, the next motion pushed the COM out (Crouch after reaches fell in
+    the transition matrix). It stays until the user sets the constraint, the feet, or wbEnable(False)."""
+    def lean_forward(b):
+        wish = b.q.copy()
+        for hip in ("LHipPitch", "RHipPitch"):
+            wish[MODEL.joint_index(hip)] = -1.5
+        for _ in range(300):
+            result = b.step(wish)
+        return result.com_margin_m
+
+    def after_effector_control():
+        b = standing(WholeBodySettings(effectors=frozenset({"LArm"})))
+        b.apply(WholeBodySettings())
+        return b
+
+    b = after_effector_control()
+    assert b.balance_support == "Legs"
+    assert lean_forward(b) > b.config.margin_m - 1e-3
+    b = after_effector_control()
+    b.apply(WholeBodySettings(balance_enabled=True))
+    b.apply(WholeBodySettings())  # wbEnableBalanceConstraint(True), then (False): the user's choice
+    assert b.balance_support is None
+    assert lean_forward(b) < 0.0
+    b = after_effector_control()
+    b.set_enabled(False)
+    assert b.balance_support is None
+
+
 def test_plane_feet_stay_flat_while_hip_yaw_pitch_turns():
     b = standing(WholeBodySettings(left_foot=PLANE, right_foot=PLANE))
     start = sole_poses(b)

@@ -523,7 +523,7 @@ class WholeBodyNode(Node):
             "mode": result.mode.value, "outcome": result.outcome.value, "iterations": result.iterations,
             "com_margin_m": f"{result.com_margin_m:.4f}",
             "feet": f"left {settings.left_foot.value}, right {settings.right_foot.value}",
-            "balance": settings.balance or "off",
+            "balance": self.balancer.balance_support or "off",
             "effectors": ",".join(sorted(settings.effectors)) or "none",
             "late_references": self.walk_references.late,
         })
@@ -580,7 +580,7 @@ class WholeBodyNode(Node):
         polygon.points = in_torso(_closed_loop_on_floor(result.polygon.vertices_xy))
         margin.points = in_torso(_closed_loop_on_floor(result.polygon.shrunk(self.balancer.config.margin_m)))
         text.pose.position = in_torso(floor + [0.0, 0.0, 0.03])[0]
-        text.text = f"COM margin {result.com_margin_m * 1e3:.1f} mm ({self.balancer.settings.balance or 'no balance'})"
+        text.text = f"COM margin {result.com_margin_m * 1e3:.1f} mm ({self.balancer.balance_support or 'no balance'})"
 
 
 def _closed_loop_on_floor(vertices_xy: np.ndarray) -> np.ndarray:

@@ -363,6 +363,7 @@ class WholeBodyBalancer:
         self._shoulder_robot = {arm: self.fk.position_in_space(stand_init, f"{arm[0]}Shoulder", FRAME_ROBOT)[:3]
                                 for arm in ARM}
         self.enabled = False
+        self._balance_kept = False  # effector control ended, its balance on Legs kept (``apply``)
         self.mode = Mode.PASS_THROUGH
         self._walk_support: str | None = None
         self._go_to_balance: tuple[np.ndarray, np.ndarray, float, float] | None = None  # start, end, t0, T
@@ -419,8 +420,16 @@ class WholeBodyBalancer:
         reason = self.refusal(settings)
         if reason:
             raise ValueError(reason)
+        support_before = self.balance_support
         old, self.settings = self.settings, settings
-        if settings.balance != old.balance:  # the balance constraint takes over from wbGoToBalance
+        # Effector control's implied balance outlives it: the pose it left may be balanced only
+        # by the constraint (a reach to the margin), and the next motion then pushed the COM out
+        # (Crouch after a reach fell). The user's own choice of constraint or feet ends it.
+        if settings.balance_enabled != old.balance_enabled or settings.feet != old.feet:
+            self._balance_kept = False
+        elif old.effectors and not settings.effectors and not settings.balance_enabled and self.enabled:
+            self._balance_kept = True
+        if self.balance_support != support_before:  # the balance constraint takes over from wbGoToBalance
             self._go_to_balance = None
         if self._started:
             state = self._current_state()
@@ -432,6 +441,12 @@ class WholeBodyBalancer:
                     self._capture_effector(name)
                 elif name not in settings.effectors:
                     self.effector_target.pop(name, None)
+
+    @property
+    def balance_support(self) -> str | None:
+        """The support the COM is kept over: the constraint's, effector control's (Legs), or the one
+        effector control left until the user sets the constraint, the feet or wbEnable(False)."""
+        return self.settings.balance or ("Legs" if self._balance_kept else None)
 
     def set_effector_target(self, name: str, target: np.ndarray) -> np.ndarray:
         """wbSetEffectorControl: Head (wx, wy, wz) rad or LArm / RArm (x, y, z) m, FRAME_ROBOT.
@@ -506,6 +521,7 @@ class WholeBodyBalancer:
         self.enabled = enabled
         if not enabled:
             self._go_to_balance = None
+            self._balance_kept = False
             self.effector_target.clear()
 
     def _set_command(self, q: np.ndarray) -> None:
@@ -617,6 +633,7 @@ class WholeBodyBalancer:
                 if not self.enabled:
                     self._anchor()
                 self._go_to_balance = None
+                self._balance_kept = False  # the walk balances; after it, the feet are elsewhere
                 self._walk_support = None
             self.mode = Mode.WALKING
             if walk.support != self._walk_support:  # the feet that land are held where they are
@@ -760,7 +777,7 @@ class WholeBodyBalancer:
         swing = next((f for f in FEET if qp.swing_feet[f].target_world is not None), None)
         self._swing_speed.update(swing, None if swing is None else qp.swing_feet[swing].target_world)
         # While walking, balance is the walk's (its ZMP stays in the support polygon, not its COM).
-        support = None if walk is not None else self.settings.balance
+        support = None if walk is not None else self.balance_support
         polygon = None if support is None else self._polygon(SUPPORT_FEET[support], feet)
         qp.balance.polygon = polygon
         qp.head.target_world = self.effector_target.get("Head")
