@@ -58,10 +58,14 @@ def standing(suite):
 
 
 def test_a_fresh_client_answers_its_first_call_about_the_robot_it_talks_to(suite):
+    """The first getRobotPosition answers (it raised "no odom received" before the client had
+    heard the graph) with the robot where it stands; how long it waited is a figure, bounded by
+    the client's documented DISCOVERY_S (past it the call raises with the reason), not asserted:
+    it is the machine's discovery time (about 0.06 s here idle, 2.8 s with both cores busy)."""
     motion, _, (position, answered_s) = suite
     assert np.all(np.isfinite(position)) and len(position) == 3
+    assert np.hypot(position[0], position[1]) < 0.05  # a fresh robot's odometry: where it started
     print(f"\n{motion.model.version}: a fresh client's first getRobotPosition answered in {answered_s:.3f} s")
-    assert answered_s < 1.0
 
 
 def test_wb_enable_as_a_walk_ends_keeps_the_robot_up_and_effector_control_reaches(suite):
