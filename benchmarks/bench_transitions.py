@@ -2,9 +2,9 @@
 """The transition matrix: what a script that strings features together does to the robot.
 
 Features a NAOqi script uses (walks with and without killMove / stopMove, the whole body with each
-foot state (Free: balanced on the other leg) and the balance constraint, effector control, wbGoToBalance on one leg, joint
-motions, postures, rest and wakeUp, obstacles, collision protection, stiffness) run one after
-the other, through the ALMotion client, in an order that takes every ordered pair once (a de
+foot state (Free: balanced on the other leg) and the balance constraint, effector control,
+wbGoToBalance on one leg, joint motions, postures, rest and wakeUp, obstacles, collision
+protection, stiffness) run one after the other, through the ALMotion client, in an order that takes every ordered pair once (a de
 Bruijn sequence: n * n + 1 steps for n features), on the simulated NAO as ``nao-motion sim``
 runs it (``--lola``: the robot bringup, suite + adapter, through the simulator's nao_lola
 interface, V6, wall time). Each step is judged by the simulator's ground truth (a tilt past
@@ -26,6 +26,7 @@ columns = the feature after.
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import sys
 import threading
@@ -138,15 +139,21 @@ def wb_plane_feet(motion, truth) -> str:
     return "balancing, feet Plane"
 
 
+@functools.lru_cache
+def _stand_init_shoulders(version: str) -> dict[str, np.ndarray]:
+    from nao_motion.kinematics import ForwardKinematics
+    from nao_motion.model import NaoModel
+    from nao_motion.wholebody.balancer import stand_init_shoulders_robot
+
+    return stand_init_shoulders_robot(ForwardKinematics(NaoModel(version)))
+
+
 def _arm_target_taken(motion, target: list[float]) -> np.ndarray:
     """The target the whole body takes: resized to the arm's reach (NAOqi: "to the nearest feasible")."""
-    from nao_motion.kinematics import ForwardKinematics
-    from nao_motion.postures import posture
     from nao_motion.wholebody.balancer import BalancerConfig
     from nao_motion.wholebody.modes import resized_to_arm_reach
 
-    fk = ForwardKinematics(motion.model)
-    shoulder = fk.position_in_space(fk.compute(posture(motion.model, "StandInit")), "RShoulder", FRAME_ROBOT)[:3]
+    shoulder = _stand_init_shoulders(motion.model.version)["RArm"]
     return resized_to_arm_reach(np.array(target), shoulder, BalancerConfig().arm_reach_m)
 
 

@@ -86,6 +86,12 @@ from .support_polygon import SupportPolygon, sole_corners_in_sole, support_polyg
 from .swing_speed import SwingSpeedLimit
 
 
+def stand_init_shoulders_robot(fk: ForwardKinematics) -> dict[str, np.ndarray]:
+    """Each arm's shoulder in StandInit, FRAME_ROBOT (m): the centre of its reach (``arm_reach_m``)."""
+    state = fk.compute(posture(fk.model, "StandInit"))
+    return {arm: fk.position_in_space(state, f"{arm[0]}Shoulder", FRAME_ROBOT)[:3] for arm in ARM}
+
+
 @dataclass(frozen=True)
 class BalancerConfig:
     """Tuning of the balancer (lengths m, speeds m/s and rad/s, weights per (m/s)^2 or (rad/s)^2)."""
@@ -359,9 +365,7 @@ class WholeBodyBalancer:
         self._target_version = {f: 0 for f in FEET}
         self._polygon_cache: dict = {}
         self.effector_target: dict[str, np.ndarray] = {}  # Head: 3x3 rotation; arms: position (W)
-        stand_init = self.fk.compute(posture(model, "StandInit"))
-        self._shoulder_robot = {arm: self.fk.position_in_space(stand_init, f"{arm[0]}Shoulder", FRAME_ROBOT)[:3]
-                                for arm in ARM}
+        self._shoulder_robot = stand_init_shoulders_robot(self.fk)
         self.enabled = False
         self._balance_kept = False  # effector control ended, its balance on Legs kept (``apply``)
         self.mode = Mode.PASS_THROUGH
