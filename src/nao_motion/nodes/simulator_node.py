@@ -77,6 +77,7 @@ from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import Float32MultiArray
 from std_srvs.srv import Trigger
 
+from ..gravity import GRAVITY_MPS2
 from ..joint_input import MAX_COMMAND_POSITION_RAD, JointInputError, parse_joint_values, parse_stiffness
 from ..model import NaoModel
 from ..postures import POSTURES
@@ -123,7 +124,6 @@ MIN_REAL_TIME_FACTOR, MAX_REAL_TIME_FACTOR = 0.01, 100.0
 # A push beyond ten times the robot's weight is not a push but a bug: MuJoCo's integrator blows
 # up and resets the world (sim time back to 0).
 MAX_PUSH_WEIGHTS = 10.0
-GRAVITY_MPS2 = 9.81
 
 
 def answer_pending(since_state_s: float, commands_since_step: int, commands_started: bool, cycle_s: float) -> bool:

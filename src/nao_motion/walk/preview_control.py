@@ -33,9 +33,9 @@ from functools import lru_cache
 import numpy as np
 import scipy.linalg
 
-__all__ = ["GRAVITY_MPS2", "PreviewConfig", "PreviewGains", "preview_gains", "PreviewController"]
+from ..gravity import GRAVITY_MPS2
 
-GRAVITY_MPS2 = 9.81  # the value Kajita's check values were computed with (9.8 gives Ks 618.56)
+__all__ = ["GRAVITY_MPS2", "PreviewConfig", "PreviewGains", "preview_gains", "PreviewController"]
 
 
 @dataclass(frozen=True)
