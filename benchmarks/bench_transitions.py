@@ -346,14 +346,14 @@ def run_matrix(motion, truth, order: list[str], verbose: bool) -> dict[tuple[str
 
 
 def print_matrix(names: list[str], verdicts: dict[tuple[str, str], str]) -> None:
-    short = {"ok": ".", "refused": "r", "FELL": "F", "FAILED": "x"}
-    print("\nrows: the feature before; columns: after (. ok, r refused, F fell, x failed)")
+    short = {"ok": ".", "refused": "r", "FELL": "F", "FAILED": "x", None: " "}
+    print("\nrows: the feature before; columns: after (. ok, r refused, F fell, x failed, blank not run)")
     for i, name in enumerate(names):
         print(f"  {i:2d} {name}")
     print("     " + "".join(f"{j:3d}" for j in range(len(names))))
     for i, before in enumerate(names):
-        print(f"  {i:2d} " + "".join(f"{short[verdicts[before, after]]:>3}" for after in names))
-    counts = {v: sum(1 for x in verdicts.values() if x == v) for v in short}
+        print(f"  {i:2d} " + "".join(f"{short[verdicts.get((before, after))]:>3}" for after in names))
+    counts = {v: sum(1 for x in verdicts.values() if x == v) for v in short if v}
     print("pairs: " + ", ".join(f"{k} {n}" for k, n in counts.items()))
 
 
