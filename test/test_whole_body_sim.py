@@ -194,3 +194,48 @@ def test_standing_up_from_crouch_at_full_speed_keeps_the_robot_up(version, balan
         walk.cycle()
     assert walk.worst_tilt_deg < 10.0 and not walk.state.fallen
     assert walk.state.torso_position[2] > 0.3  # standing, not crouched
+
+
+@pytest.mark.parametrize("version", ["V5", "V6"])
+def test_a_posture_after_reaches_starts_from_where_the_legs_are(version):
+    """Over the left leg, three reaches up to the arm's bound straighten the legs (the knees at
+    -0.09 rad) away from their wish (StandInit's 0.66); goToPosture("Crouch", 0.6) then, balancing.
+    Paced from the old wish, the legs first went there at the speed limit (0.1 rad against the
+    way to Crouch, tilt 8 deg; over nao_lola, 14 deg and a fall); from where they are, they go
+    straight to Crouch."""
+    from nao_motion.postures import posture
+    from nao_motion.sim.walking import SimulatedWalk
+
+    model = NaoModel(version)
+    walk = SimulatedWalk(model)
+    b = walk.balancer
+    b.apply(WholeBodySettings(balance_enabled=True))
+    b.set_enabled(True, q_measured=walk.state.position, torso_attitude=walk._imu_attitude())
+
+    def run(duration_s: float) -> None:
+        for _ in range(int(duration_s / model.cycle_time_s)):
+            walk.cycle()
+
+    run(0.5)
+    b.go_to_balance("LLeg", 1.5)
+    run(2.0)
+    b.apply(WholeBodySettings())  # the COM left over the left foot
+    b.apply(WholeBodySettings(effectors=frozenset({"RArm"})))
+    for z_m in (0.40, 0.44, 0.48):
+        b.set_effector_target("RArm", np.array([0.28, -0.05, z_m]))
+        run(2.5)
+    b.apply(WholeBodySettings())  # effector control ends; its balance on Legs is kept
+    assert b.balance_support == "Legs"
+    crouch, start = posture(model, "Crouch"), b.q.copy()
+    legs = np.array([joint.chain.endswith("Leg") for joint in model.joints])
+    assert np.max(np.abs(start - b.qp.articular.wish)[legs]) > 0.3  # the legs away from their wish
+    walk.worst_tilt_deg = 0.0
+    duration_s = walk.send_joint_targets(list(model.joint_names), crouch, speed_fraction=0.6)
+    away_rad, before = np.zeros(model.n_joints), start.copy()
+    for _ in range(int((duration_s + 1.0) / model.cycle_time_s)):
+        walk.cycle()
+        away_rad += np.maximum((before - b.q) * np.sign(crouch - start), 0.0)
+        np.copyto(before, b.q)
+    assert away_rad[legs].max() < 0.05
+    assert walk.worst_tilt_deg < 6.0 and not walk.state.fallen
+    assert np.max(np.abs(b.q - crouch)[legs]) < 0.05  # in Crouch (balanced: within 0.03 rad)

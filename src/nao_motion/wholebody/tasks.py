@@ -196,6 +196,7 @@ class ArticularWish(DiagonalTask):
     ``paced``. Clipped per joint, a posture change at 0.6 of the motors' speed kept its slow joints
     on time and its knees late: standing up from Crouch, the legs' shape broke and the robot fell.
     A joint held back by something else (a balance compensation, the tracking bound) slows no other.
+    A joint whose wish starts to move after holding is paced from the command, where it is.
 
     While walking, the joints of `walk_held` (the head and each arm without an effector target)
     follow their wish with ``walk_upper_body_weight``: NAOqi's walk moves the legs only, an arm
@@ -221,6 +222,7 @@ class ArticularWish(DiagonalTask):
         self._chain_need = np.zeros(len(self._chains))
         self._factor = np.zeros(n_joints)
         self._lagging = np.zeros(n_joints, dtype=bool)
+        self._starting = np.zeros(n_joints, dtype=bool)
         self._catching_up = False
         self._within_limits = np.zeros(n_joints)
         self._lower, self._upper = ctx.model.lower, ctx.model.upper
@@ -243,6 +245,12 @@ class ArticularWish(DiagonalTask):
         changed = bool(self.changed.any())
         if not (changed or self._catching_up):  # (most cycles standing: nothing to pace)
             return
+        # A joint that held (maybe compensating, away from its old wish) starts from where it is:
+        # taken from its old wish, it first went there at the speed limit. After reaches at the
+        # arm's bound (legs straightened), Crouch bent the knees 0.6 rad back in 0.2 s, then down.
+        np.less(self._moving_until_s, time_s, out=self._starting)
+        self._starting &= self.changed
+        np.copyto(self.paced, self.ctx.q, where=self._starting)
         np.copyto(self.wish, q_wish)
         within = self._within_limits  # a wish beyond a joint's range is paced to the range's end
         np.minimum(q_wish, self._upper, out=within)
