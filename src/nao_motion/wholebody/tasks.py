@@ -246,8 +246,9 @@ class ArticularWish(DiagonalTask):
         if not (changed or self._catching_up):  # (most cycles standing: nothing to pace)
             return
         # A joint that held (maybe compensating, away from its old wish) starts from where it is:
-        # taken from its old wish, it first went there at the speed limit. After reaches at the
-        # arm's bound (legs straightened), Crouch bent the knees 0.6 rad back in 0.2 s, then down.
+        # paced from its old wish, it first went there at the speed limit. After reaches at the
+        # arm's bound (legs straightened), Crouch bent the knees 0.4 rad in 0.15 s while the hips
+        # turned back, then went down: the trunk's jolt tipped the robot over its toes.
         np.less(self._moving_until_s, time_s, out=self._starting)
         self._starting &= self.changed
         np.copyto(self.paced, self.ctx.q, where=self._starting)
