@@ -76,9 +76,10 @@ def run_bringup(nao_version: str, real_time_factor: float, duration_s: float | N
     """`nao-motion sim`, or with `robot` `nao-motion robot` (V6, wall time, the adapter instead of
     the simulator; `duration_s` in wall seconds). `rviz`: rviz2 with config/nao_motion.rviz too."""
     import rclpy
-    from rclpy.executors import ExternalShutdownException
+    from rclpy.signals import SignalHandlerOptions
 
     from .ros.monitor import SuiteMonitor
+    from .ros.node_tools import recorded_stop_signals
 
     command = "nao-motion robot" if robot else "nao-motion sim"
     if rviz and shutil.which("rviz2") is None:
@@ -93,26 +94,28 @@ def run_bringup(nao_version: str, real_time_factor: float, duration_s: float | N
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) if rviz else None)
     print(f"{command}: NAO {nao_version}, nodes {', '.join(names)}; logs in {log_dir}; Ctrl-C stops"
           + ("; nao_lola must run on the robot (its joint_states, imu, sensors/*, effectors/*)" if robot else ""))
-    rclpy.init()
+    # Ctrl-C is recorded, not raised (``recorded_stop_signals``): raised, one that landed while the
+    # monitor took a message crashed the bringup with pybind11's conversion error.
+    rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
     node = rclpy.create_node("nao_motion_bringup")
     monitor = SuiteMonitor(node)
-    interrupted = False
     start = time.monotonic()
     try:
         last = time.monotonic()
-        while duration_s is None or (time.monotonic() - start if robot else monitor.sim_time_s) < duration_s:
-            monitor.spin_for(0.1)
-            if time.monotonic() - last >= 1.0:
-                last = time.monotonic()
-                if not quiet:
-                    print(robot_status_line(monitor, len(suite.running()), len(names)) if robot else
-                          monitor.status_line(len(suite.running()), len(names)), flush=True)
-                dead = [n for n in names if n not in suite.running()]
-                if dead:
-                    print(f"{command}: {dead} exited; see {log_dir}")
-                    break
-    except (KeyboardInterrupt, ExternalShutdownException):  # (rclpy's own Ctrl-C handler may come first)
-        interrupted = True
+        with recorded_stop_signals() as signals:
+            while not signals and (duration_s is None or
+                                   (time.monotonic() - start if robot else monitor.sim_time_s) < duration_s):
+                monitor.spin_for(0.1)
+                if time.monotonic() - last >= 1.0:
+                    last = time.monotonic()
+                    if not quiet:
+                        print(robot_status_line(monitor, len(suite.running()), len(names)) if robot else
+                              monitor.status_line(len(suite.running()), len(names)), flush=True)
+                    dead = [n for n in names if n not in suite.running()]
+                    if dead:
+                        print(f"{command}: {dead} exited; see {log_dir}")
+                        break
+        interrupted = bool(signals)
     finally:
         monitor.close()
         node.destroy_node()

@@ -10,6 +10,8 @@ import os
 import signal
 import time
 from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Callable
@@ -335,12 +337,26 @@ def run_node(node_class: type[Node], args=None) -> None:
     run_nodes([node_class], args, wind_down=hasattr(node_class, "wind_down"))
 
 
-def _spin_winding_down(executor, nodes: list[Node]) -> None:
-    """Spin; the first Ctrl-C or SIGTERM winds the nodes down, the second stops (run_nodes)."""
+@contextmanager
+def recorded_stop_signals() -> Iterator[list[int]]:
+    """Ctrl-C (SIGINT) and SIGTERM appended to the list given, not raised, while in the block: a
+    loop of bounded waits checks it (Python runs the handlers between waits). Raised as
+    KeyboardInterrupt, a Ctrl-C that lands while rclpy converts a message it takes surfaces as
+    pybind11's conversion error instead (``INTERRUPTED_TAKE``). rclpy's own handler must be off
+    (``SignalHandlerOptions.NO``): it would end the context first."""
     signals: list[int] = []
     handlers = {s: signal.signal(s, lambda signum, frame: signals.append(signum)) for s in (signal.SIGINT, signal.SIGTERM)}
-    winding = [node for node in nodes if hasattr(node, "wind_down")]
     try:
+        yield signals
+    finally:
+        for s, handler in handlers.items():
+            signal.signal(s, handler)
+
+
+def _spin_winding_down(executor, nodes: list[Node]) -> None:
+    """Spin; the first Ctrl-C or SIGTERM winds the nodes down, the second stops (run_nodes)."""
+    winding = [node for node in nodes if hasattr(node, "wind_down")]
+    with recorded_stop_signals() as signals:
         asked = False
         while len(signals) < 2:
             if signals and not asked:
@@ -349,11 +365,7 @@ def _spin_winding_down(executor, nodes: list[Node]) -> None:
                     node.wind_down()
             if asked and all(node.wound_down for node in winding):
                 return
-            # Python runs the handlers between waits: a bounded wait sees a signal within 50 ms.
-            executor.spin_once(timeout_sec=0.05)
-    finally:
-        for s, handler in handlers.items():
-            signal.signal(s, handler)
+            executor.spin_once(timeout_sec=0.05)  # a signal is seen within 50 ms
 
 
 def drop_publisher_events(node: Node) -> None:
