@@ -339,7 +339,7 @@ def run_node(node_class: type[Node], args=None) -> None:
 
 @contextmanager
 def recorded_stop_signals() -> Iterator[list[int]]:
-    """Ctrl-C (SIGINT) and SIGTERM appended to the list given, not raised, while in the block: a
+    """Ctrl-C (SIGINT) and SIGTERM appended to the list it yields, not raised, while in the block: a
     loop of bounded waits checks it (Python runs the handlers between waits). Raised as
     KeyboardInterrupt, a Ctrl-C that lands while rclpy converts a message it takes surfaces as
     pybind11's conversion error instead (``INTERRUPTED_TAKE``). rclpy's own handler must be off
