@@ -171,6 +171,15 @@ class Robot(SpinningProbe):
         with self.cond:
             return self.plans[-1][1]
 
+    def set_walk_parameters(self, **values) -> None:
+        """Set the walk node's parameters at once (the change must be taken)."""
+        from rcl_interfaces.srv import SetParametersAtomically
+        from rclpy.parameter import Parameter
+
+        request = SetParametersAtomically.Request(
+            parameters=[Parameter(name, value=value).to_parameter_msg() for name, value in values.items()])
+        assert self.call(SetParametersAtomically, "walk/set_parameters_atomically", request).result.successful
+
     def idle(self) -> None:
         """No plan, no walk."""
         if self.plan().steps:
@@ -482,11 +491,7 @@ def test_almotion_walk_methods(running):
         assert np.allclose(motion.getRobotPosition(True), start, atol=1e-3)
 
         # moveInit that cannot reach the posture times out with the reason
-        from rcl_interfaces.srv import SetParametersAtomically
-        from rclpy.parameter import Parameter
-        request = SetParametersAtomically.Request(
-            parameters=[Parameter("move_init_timeout_s", value=0.5).to_parameter_msg()])
-        assert robot.call(SetParametersAtomically, "walk/set_parameters_atomically", request).result.successful
+        robot.set_walk_parameters(move_init_timeout_s=0.5)
         with robot.cond:
             robot.q = posture(MODEL, "Stand")
         time.sleep(0.2)  # the walk node has seen it
@@ -544,14 +549,9 @@ def test_a_walk_from_a_posture_not_walk_ready_first_performs_the_initialization_
     """Seed 003: "If it is not the case, the robot first performs an initialization movement":
     from Stand, a goal makes the walk send moveInit's targets while the planner holds the plan;
     once the robot is there, the walk executes the goal."""
-    from rcl_interfaces.srv import SetParametersAtomically
-    from rclpy.parameter import Parameter
-
     robot = running
     robot.idle()
-    request = SetParametersAtomically.Request(  # the default (an earlier test may have shortened it)
-        parameters=[Parameter("move_init_timeout_s", value=5.0).to_parameter_msg()])
-    assert robot.call(SetParametersAtomically, "walk/set_parameters_atomically", request).result.successful
+    robot.set_walk_parameters(move_init_timeout_s=5.0)  # the default (an earlier test may have shortened it)
     with robot.cond:
         robot.q = posture(MODEL, "Stand")
     time.sleep(0.2)
@@ -587,23 +587,14 @@ def test_a_step_whose_swing_could_not_catch_the_robot_waits_and_the_planner_hold
     is over it, and its step could not catch the robot. The walk holds the lift-off and says
     walk/hold_step, the planner holds its steps, both feet stay on the floor; upright again, the
     step goes on and the walk ends at its goal."""
-    from rcl_interfaces.srv import SetParametersAtomically
-    from rclpy.parameter import Parameter
-
     robot = running
     robot.idle()
     start_plan = robot.plan().robot_position()
     start = odom_pose(robot.odom[-1][1])
-
-    def hold_at_most(max_s: float) -> None:
-        request = SetParametersAtomically.Request(
-            parameters=[Parameter("lift_off_hold_max_s", value=max_s).to_parameter_msg()])
-        assert robot.call(SetParametersAtomically, "walk/set_parameters_atomically", request).result.successful
-
     # The hold at its longest (5 s, read when the walk starts): at the default 1 s the step went
     # on, as it should, before a loaded machine (Kilted CI, one core busy) had shown the planner's
     # held plan (published at 2 Hz), and the test raced the walk's own limit.
-    hold_at_most(5.0)
+    robot.set_walk_parameters(lift_off_hold_max_s=5.0)
     # The waits are bounds, not timings: each returns once its condition holds; 5 s, as 2 s ran
     # out now and then on a machine loaded past its cores.
     t0 = robot.goal(start[0] + 0.2, start[1], 0.0)
@@ -640,5 +631,5 @@ def test_a_step_whose_swing_could_not_catch_the_robot_waits_and_the_planner_hold
     finally:
         with robot.cond:
             robot.imu_roll_rad = None
-        hold_at_most(LiftOffConfig().max_hold_s)
+        robot.set_walk_parameters(lift_off_hold_max_s=LiftOffConfig().max_hold_s)
 
