@@ -373,7 +373,7 @@ def test_a_lift_off_is_held_at_most_lift_off_hold_max_s():
     cycles = [hold_and_support(robot) for _ in range(80)]
     assert sum(hold for hold, _ in cycles) * DT_S == pytest.approx(0.2, abs=DT_S + 1e-9)
     assert any(support == "RLeg" for _, support in cycles)  # then the step goes on
-    assert robot.kills == 0 and robot.controller.outputs.reason == "walking"
+    assert robot.kills == 0 and robot.controller.outputs.reason == "walking (the lift-off hold ended: held for lift_off_hold_max_s)"
     robot = PerfectRobot(WalkControllerConfig(lift_off_hold=False))
     leaning_at_the_first_lift_off(robot)
     assert not any(robot.cycle().hold_step for _ in range(80))

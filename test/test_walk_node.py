@@ -612,7 +612,9 @@ def test_a_step_whose_swing_could_not_catch_the_robot_waits_and_the_planner_hold
         assert robot.wait(planner_held, 5.0), (
             "the planner did not hold its steps", first.target, first.start_s, time.time(),
             [(p.steps[0].target, p.steps[0].start_s) for p in robot.since(robot.plans, t_held) if p.steps][-4:],
-            [m.data for m in robot.since(robot.step_holds, t_lean)])
+            [m.data for m in robot.since(robot.step_holds, t_lean)],
+            robot.since(robot.logs, t_lean)[-6:],
+            list(dict.fromkeys(d.get("last_reason", "") for d in robot.since(robot.diagnostics, t_lean))))
         assert {m.data for m in robot.since(robot.supports, t_held + 0.1)} <= {"Legs"}
         t_upright = time.monotonic()
         with robot.cond:

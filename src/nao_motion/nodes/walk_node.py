@@ -547,6 +547,7 @@ class WalkNode(Node):
         if out.hold_step != self.hold_step_msg.data:
             self.hold_step_msg.data = out.hold_step
             self.hold_step_pub.publish(self.hold_step_msg)
+            self.get_logger().info(f"walk/hold_step {out.hold_step}: {out.reason}")
         if out.started:
             self.trail.clear()
             self.support_sent_s = -math.inf  # a walk's first reference carries its support

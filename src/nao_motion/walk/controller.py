@@ -894,11 +894,14 @@ class WalkController:
         planned = self.generator.controller.state
         dcm_of(planned[0], planned[1], self.dcm.omega, out=self._planned_dcm_m)
         # Held max_hold_s, the step goes on: the robot stands, and waiting has not caught it.
-        if (self.lift_off_held_s >= check.config.max_hold_s - 1e-9 or not self.dcm.fresh
-                or not check.should_hold(self.dcm.dcm_m, self._planned_dcm_m, step, step.end_s - lift_s,
-                                         landing_free=self.recovery.config.enabled)):
+        released = ("held for lift_off_hold_max_s" if self.lift_off_held_s >= check.config.max_hold_s - 1e-9 else
+                    "the DCM is not measured" if not self.dcm.fresh else
+                    "the step can catch the robot, or both feet cannot hold it"
+                    if not check.should_hold(self.dcm.dcm_m, self._planned_dcm_m, step, step.end_s - lift_s,
+                                             landing_free=self.recovery.config.enabled) else None)
+        if released is not None:
             if self.outputs.reason.startswith(HOLDING):
-                self.outputs.reason = "walking"
+                self.outputs.reason = f"walking (the lift-off hold ended: {released})"
             return executed
         if self.plan_delay_s > HOLD_ECHO_TIMEOUT_S:
             reason = (f"the planner did not hold its steps with the walk within {HOLD_ECHO_TIMEOUT_S} s "
