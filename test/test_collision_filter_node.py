@@ -283,6 +283,22 @@ def test_almotion_client_commands_and_protection(running):
         assert q[MODEL.joint_index("HeadYaw")] == pytest.approx(-0.2, abs=1e-9)
         motion.angleInterpolation("HeadYaw", 0.1, 0.2, False)  # relative
         assert robot.last_command()[MODEL.joint_index("HeadYaw")] == pytest.approx(-0.1, abs=1e-9)
+        motion.angleInterpolationBezier(["HeadYaw"], [[0.3, 0.6]], [[[0.3, [2, -0.05, -0.1], [2, 0.05, 0.1]],
+                                                                   [-0.1, [2, 0.05, -0.1], [2, 0.0, 0.1]]]])
+        assert robot.last_command()[MODEL.joint_index("HeadYaw")] == pytest.approx(-0.1, abs=1e-9)
+        with pytest.raises(ALMotionError, match="needs a time"):
+            motion.angleInterpolationBezier(["HeadYaw"], [[0.3]], [[[0.3, [2, -0.05, 0.0], [2, 0.0, 0.1]]]])
+        count = robot.count()
+        motion.changeAngles(["HeadYaw", "HeadPitch"], [0.2, 0.1], 0.5)  # non-blocking, from the command
+        end = robot.settle(count)
+        assert end[[MODEL.joint_index("HeadYaw"), MODEL.joint_index("HeadPitch")]] == pytest.approx(
+            [0.1, q[MODEL.joint_index("HeadPitch")] + 0.1], abs=1e-9)
+        motion.closeHand("LHand")
+        assert robot.last_command()[MODEL.joint_index("LHand")] == pytest.approx(0.0, abs=1e-9)
+        motion.openHand("LHand")
+        assert robot.last_command()[MODEL.joint_index("LHand")] == pytest.approx(1.0, abs=1e-9)
+        with pytest.raises(ALMotionError, match="unknown hand 'LArm'"):
+            motion.openHand("LArm")
         with pytest.raises(ALMotionError, match="positive and increasing"):
             motion.angleInterpolation("HeadYaw", [0.1, 0.2], [0.5, 0.4], True)
 

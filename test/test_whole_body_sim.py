@@ -10,6 +10,8 @@ import pytest
 pytest.importorskip("mujoco")
 
 from nao_motion import spatial  # noqa: E402
+from nao_motion.collision.reference import JointReference, Trajectory  # noqa: E402
+from nao_motion.interpolation import merged_smooth_keys  # noqa: E402
 from nao_motion.kinematics import FRAME_ROBOT  # noqa: E402
 from nao_motion.model import NaoModel  # noqa: E402
 from nao_motion.sim.simulator import NaoSimulator  # noqa: E402
@@ -64,13 +66,17 @@ class Run:
 
 
 def interpolation(q0: np.ndarray, joints: list[str], angles_rad: list[list[float]], times_s: list[list[float]]):
-    """The articular wish of NAOqi's angleInterpolation (linear, from q0 at t = 0)."""
+    """The articular wish of the ALMotion client's angleInterpolation (NAOqi's smooth path from q0
+    at t = 0), as the collision filter's reference follows it; asked at increasing times."""
+    indices = np.array([MODEL.joint_index(name) for name in joints])
+    times, positions, speeds = merged_smooth_keys(q0[indices], [np.array(ts, dtype=float) for ts in times_s],
+                                                  [np.array(a, dtype=float) for a in angles_rad])
+    reference = JointReference(MODEL)
+    reference.reset(q0)
+    reference.follow(Trajectory(indices, times, positions, speeds), q0, 0.0)
+
     def wish(t: float) -> np.ndarray:
-        q = q0.copy()
-        for name, a, ts in zip(joints, angles_rad, times_s):
-            i = MODEL.joint_index(name)
-            q[i] = np.interp(t, [0.0] + ts, [q0[i]] + a)
-        return MODEL.mimic_hip_yaw_pitch(q)
+        return MODEL.mimic_hip_yaw_pitch(reference.sample(t).copy())
     return wish
 
 

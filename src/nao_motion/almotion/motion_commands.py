@@ -1,5 +1,6 @@
-"""ALMotion's joint commands: setAngles, angleInterpolation, angleInterpolationWithSpeed,
-setStiffnesses, wakeUp and rest, with NAOqi's argument forms, over the collision filter's topics.
+"""ALMotion's joint commands: setAngles, changeAngles, angleInterpolation, angleInterpolationBezier,
+angleInterpolationWithSpeed, openHand, closeHand, setStiffnesses, wakeUp and rest, with NAOqi's
+argument forms, over the collision filter's topics.
 
 * names: one joint or chain name ("LArm", "Body", ...) or a list of them; chains expand with
   the model's getJointNames order ("LArm" is the 5 arm joints and LHand).
@@ -7,8 +8,10 @@ setStiffnesses, wakeUp and rest, with NAOqi's argument forms, over the collision
   angleInterpolation also takes one list of angles (and of times) per joint.
 * setAngles and angleInterpolationWithSpeed publish ``joint_targets`` with one speed per joint
   in ``velocity`` (fraction x the joint's maximum); angleInterpolation publishes one
-  ``joint_trajectory`` (per-joint time lists are merged on the union of their times, which
-  keeps each joint's piecewise-linear path); setStiffnesses publishes ``joint_stiffness``.
+  ``joint_trajectory`` with a velocity at every point: NAOqi's smooth path (at rest at the
+  ends, a continuous speed through the keys, no overshoot: ``nao_motion.interpolation``); per-joint
+  time lists are merged on the union of their times, each joint sampled with its speed there,
+  which keeps each joint's own path; setStiffnesses publishes ``joint_stiffness``.
 * The blocking calls return when the filter's commands have run the motion's duration (read in
   their stamps, the node's clock, so they follow sim time whatever the rate of joint_states) and
   then stopped changing: either the targets are reached or self-collision avoidance holds the
@@ -26,6 +29,7 @@ from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from ..collision.reference import parse_targets, parse_trajectory
+from ..interpolation import BezierError, merged_bezier_keys, merged_smooth_keys
 from ..joint_input import JointInputError
 from ..postures import posture
 from ..ros.qos import CYCLE_QOS
@@ -40,6 +44,9 @@ SETTLED_RAD = 1e-6
 RESTING_GAP_CYCLES = 2.0
 COMMANDS_PUBLISHER = "collision filter"
 REST_SPEED_FRACTION = 0.2  # rest() goes down slowly: the robot is balanced by no one on the way
+# openHand / closeHand: NAOqi does not say its speed; at this a hand opens or closes in 0.6 s
+HAND_SPEED_FRACTION = 0.2
+HANDS = ("LHand", "RHand")
 DISCOVERY_SETTLE_S = 0.2  # no new subscriber for this long: all of them have been discovered
 
 
@@ -57,41 +64,88 @@ class MotionCommandMethods:
         """Non-blocking: move the joints toward the angles at fractionMaxSpeed of their maximum speed."""
         self._send_targets(names, angles, fractionMaxSpeed)
 
+    def changeAngles(self, names, changes, fractionMaxSpeed: float) -> None:
+        """Non-blocking: move the joints by the changes (rad) from their current command, at
+        fractionMaxSpeed of their maximum speed (NAOqi's changeAngles: setAngles, relative)."""
+        joints = self._joint_names(names)
+        deltas = np.asarray(_per_joint_values(changes, len(joints), "changes"), dtype=float)
+        current = self._configuration(False)
+        self._send_targets(joints, (current[[self.model.joint_index(j) for j in joints]] + deltas).tolist(),
+                           fractionMaxSpeed)
+
+    def openHand(self, handName: str) -> None:
+        """Blocking: the hand ("LHand" or "RHand") open (1.0), at HAND_SPEED_FRACTION."""
+        self.angleInterpolationWithSpeed(_hand(handName), 1.0, HAND_SPEED_FRACTION)
+
+    def closeHand(self, handName: str) -> None:
+        """Blocking: the hand ("LHand" or "RHand") closed (0.0), at HAND_SPEED_FRACTION."""
+        self.angleInterpolationWithSpeed(_hand(handName), 0.0, HAND_SPEED_FRACTION)
+
     def angleInterpolationWithSpeed(self, names, targetAngles, maxSpeedFraction: float) -> None:
         """Blocking: move to the angles at maxSpeedFraction of the maximum speed, all joints together."""
         start, duration_s, joints = self._send_targets(names, targetAngles, maxSpeedFraction)
         self._wait_for_motion(start, duration_s, joints)
 
     def angleInterpolation(self, names, angleLists, timeLists, isAbsolute: bool) -> None:
-        """Blocking: pass through the angles at the times (s from now), per joint; relative
-        angles (isAbsolute False) are added to the current command."""
+        """Blocking: pass through the angles at the times (s from now), per joint, smoothly as
+        NAOqi does (at rest at the start and the end, a continuous speed through the keys, no
+        overshoot: ``nao_motion.interpolation``); relative angles (isAbsolute False) are added to
+        the current command."""
         joints = self._joint_names(names)
         angles = _per_joint_lists(angleLists, len(joints), "angleLists")
         times = _per_joint_lists(timeLists, len(joints), "timeLists")
         current = self._configuration(False)
         indices = [self.model.joint_index(j) for j in joints]
-        union = np.unique(np.concatenate([np.asarray(t, dtype=float) for t in times]))
-        rows = []
+        key_times, keys = [], []
         for i, (index, a, t) in enumerate(zip(indices, angles, times)):
             if len(a) != len(t):
                 raise ALMotionError(f"{joints[i]}: {len(a)} angles but {len(t)} times")
             t = np.asarray(t, dtype=float)
             if not np.all(np.isfinite(t)) or t[0] <= 0.0 or np.any(np.diff(t) <= 0.0):
                 raise ALMotionError(f"{joints[i]}: times must be positive and increasing, got {list(t)}")
-            a = np.asarray(a, dtype=float) + (0.0 if isAbsolute else current[index])
-            rows.append(np.interp(union, np.concatenate([[0.0], t]), np.concatenate([[current[index]], a])))
-        positions = np.array(rows).T
+            key_times.append(t)
+            keys.append(np.asarray(a, dtype=float) + (0.0 if isAbsolute else current[index]))
+        self._follow(joints, *merged_smooth_keys(current[indices], key_times, keys))
+
+    def angleInterpolationBezier(self, jointNames, times, controlPoints) -> None:
+        """Blocking: each joint along its Bezier curve through its keys (NAOqi's control points:
+        per joint, per key ``[angle, [type, dAngle, dTime], [type, dAngle, dTime]]``, the handles
+        toward the key before and the one after; ``nao_motion.interpolation.bezier_path``), from
+        its current command at rest."""
+        joints = self._joint_names(jointNames)
+        key_times = _per_joint_lists(times, len(joints), "times")
+        keys = list(controlPoints) if isinstance(controlPoints, (list, tuple)) else []
+        if len(keys) != len(joints) or not all(isinstance(k, (list, tuple)) for k in keys):
+            raise ALMotionError(f"controlPoints: one list of [angle, handle1, handle2] per joint ({len(joints)}), "
+                                f"got {controlPoints!r}")
+        current = self._configuration(False)
+        checked_times = []
+        for joint, t, k in zip(joints, key_times, keys):
+            t = np.asarray(t, dtype=float)
+            if len(t) != len(k) or not len(t):
+                raise ALMotionError(f"{joint}: {len(k)} control points but {len(t)} times")
+            if not np.all(np.isfinite(t)) or t[0] <= 0.0 or np.any(np.diff(t) <= 0.0):
+                raise ALMotionError(f"{joint}: times must be positive and increasing, got {list(t)}")
+            checked_times.append(t)
+        try:
+            merged = merged_bezier_keys(current[[self.model.joint_index(j) for j in joints]], checked_times, keys)
+        except (BezierError, TypeError, ValueError, IndexError) as err:
+            raise ALMotionError(f"controlPoints: {err}") from None
+        self._follow(joints, *merged)
+
+    def _follow(self, joints: list[str], times_s: np.ndarray, positions: np.ndarray, speeds: np.ndarray) -> None:
+        """Send the trajectory (positions and speeds at the times from now) and wait for its end."""
         try:  # the node's own validation, so that a refused trajectory is refused here, saying why
-            parse_trajectory(self.model, joints, union, positions)
+            parse_trajectory(self.model, joints, times_s, positions, speeds)
         except JointInputError as err:
             raise ALMotionError(str(err)) from None
         msg = JointTrajectory(joint_names=joints)
-        for t, p in zip(union, positions):
+        for t, p, v in zip(times_s, positions, speeds):
             sec = int(t)
-            msg.points.append(JointTrajectoryPoint(positions=p.tolist(), time_from_start=Duration(
+            msg.points.append(JointTrajectoryPoint(positions=p.tolist(), velocities=v.tolist(), time_from_start=Duration(
                 sec=sec, nanosec=int(round((t - sec) * 1e9)))))
         start = self._publish(self._trajectory_pub, msg, "joint_trajectory")
-        self._wait_for_motion(start, float(union[-1]), joints)
+        self._wait_for_motion(start, float(times_s[-1]), joints)
 
     def setStiffnesses(self, names, stiffnesses) -> None:
         """Stiffness 0..1 of joints or chains (one value, or one per joint)."""
@@ -190,6 +244,12 @@ def _same_positions(a: JointState, b: JointState, joints: list[str]) -> bool:
 
 def _is_number(x) -> bool:
     return isinstance(x, Real) and not isinstance(x, bool)
+
+
+def _hand(name: object) -> str:
+    if name not in HANDS:
+        raise ALMotionError(f"unknown hand {name!r}: expected one of {list(HANDS)}")
+    return name
 
 
 def _per_joint_values(values, n: int, what: str) -> list[float]:

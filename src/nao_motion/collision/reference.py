@@ -3,9 +3,11 @@
 * A target (``joint_targets``, setAngles, angleInterpolationWithSpeed) moves the named joints
   in a straight line in joint space from where the command is, all arriving together, the
   slowest joint at its speed (``speeds_rps``): NAOqi's angleInterpolationWithSpeed timing.
-* A trajectory (``joint_trajectory``, angleInterpolation) is interpolated linearly between its
-  points at the cycle rate, from the current command to its first point (at that point's
-  time, or at once when it is 0).
+* A trajectory (``joint_trajectory``, angleInterpolation) is interpolated between its points at
+  the cycle rate, from the current command (at rest) to its first point (at that point's time,
+  or at once when it is 0): linearly, or, when every point gives its joints' speeds, along the
+  cubic through the points with those speeds (``nao_motion.interpolation``; angleInterpolation
+  sends NAOqi's smooth speeds).
 * A new motion takes its joints over from older ones (NAOqi: the last command wins); joints
   without a motion keep their last wished value.
 * Joints held by the caller (limp joints) wish their measured value and drop out of motions,
@@ -24,6 +26,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..interpolation import hermite
 from ..joint_input import MAX_COMMAND_POSITION_RAD, JointInputError, parse_joint_values
 from ..model import NaoModel
 from .distance import any_set
@@ -45,11 +48,13 @@ class Targets:
 
 @dataclass
 class Trajectory:
-    """Validated trajectory: model indices, point times (s, increasing) and (k, n) positions."""
+    """Validated trajectory: model indices, point times (s, increasing), (k, n) positions and,
+    when the points give them, (k, n) speeds (rad/s; None: interpolated linearly)."""
 
     indices: np.ndarray
     times_s: np.ndarray
     positions: np.ndarray
+    speeds_rps: np.ndarray | None = None
 
 
 def parse_targets(model: NaoModel, names: Sequence[str], positions: Sequence[float],
@@ -87,8 +92,11 @@ def targets_of(model: NaoModel, indices: np.ndarray, positions: np.ndarray, velo
 
 
 def parse_trajectory(model: NaoModel, names: Sequence[str], times_s: Sequence[float],
-                     points: Sequence[Sequence[float]]) -> Trajectory:
-    """A trajectory from joint names, point times and point positions (one row per point)."""
+                     points: Sequence[Sequence[float]],
+                     speeds: Sequence[Sequence[float]] | None = None) -> Trajectory:
+    """A trajectory from joint names, point times and point positions (one row per point), and
+    optionally the points' speeds (rad/s, one row per point: every row empty, or one speed per
+    name in every row; each capped at its joint's maximum speed)."""
     if len(names) == 0:
         raise JointInputError("no joint names")
     if len(points) == 0:
@@ -108,7 +116,22 @@ def parse_trajectory(model: NaoModel, names: Sequence[str], times_s: Sequence[fl
         raise JointInputError(f"time_from_start goes backwards at point {k}: {times[k]} s after {times[k - 1]} s")
     indices = rows[0].indices
     positions = np.clip(np.stack([r.values for r in rows]), model.lower[indices], model.upper[indices])
-    return Trajectory(indices, times, positions)
+    return Trajectory(indices, times, positions, _point_speeds(model, names, indices, speeds, len(rows)))
+
+
+def _point_speeds(model: NaoModel, names: Sequence[str], indices: np.ndarray,
+                  speeds: Sequence[Sequence[float]] | None, n_points: int) -> np.ndarray | None:
+    """The points' speeds ((k, n), in the order of the names, as ``indices``; capped), or None
+    when no point gives any."""
+    if speeds is None or all(len(row) == 0 for row in speeds):
+        return None
+    if len(speeds) != n_points or any(len(row) != len(names) for row in speeds):
+        raise JointInputError(f"velocities: every point gives one per joint name ({len(names)}) or none does")
+    values = np.asarray([list(row) for row in speeds], dtype=float)
+    if not np.all(np.isfinite(values)):
+        raise JointInputError(f"velocities must be finite, got {values.tolist()}")
+    vmax = model.max_velocity[indices]
+    return np.clip(values, -vmax, vmax)
 
 
 @dataclass
@@ -121,6 +144,7 @@ class _Motion:
     positions: np.ndarray  # (k, n)
     yields: bool = False  # the walk's arm swing: it gives way to the other motions (not_driven)
     line: bool = False  # move_to's straight line of two points, its times and points its own (renewable)
+    speeds: np.ndarray | None = None  # (k, n) rad/s: the cubic through the points (else linear)
 
     def __post_init__(self):
         self._value = np.empty(len(self.indices))
@@ -130,6 +154,8 @@ class _Motion:
         keep = ~taken[self.indices]
         if not keep.all():
             self.indices, self.positions = self.indices[keep], self.positions[:, keep]
+            if self.speeds is not None:
+                self.speeds = self.speeds[:, keep]
             self._value = np.empty(len(self.indices))
 
     def write(self, now_s: float, q: np.ndarray) -> bool:
@@ -141,9 +167,13 @@ class _Motion:
             return True
         if t > 0.0:
             k = int(np.searchsorted(times, t, side="right")) - 1
-            np.subtract(points[k + 1], points[k], out=value)
-            value *= (t - times[k]) / (times[k + 1] - times[k])
-            value += points[k]
+            if self.speeds is not None:
+                hermite(t, times[k], times[k + 1], points[k], points[k + 1], self.speeds[k], self.speeds[k + 1],
+                        out=value)
+            else:
+                np.subtract(points[k + 1], points[k], out=value)
+                value *= (t - times[k]) / (times[k + 1] - times[k])
+                value += points[k]
             q[self.indices] = value
         return False
 
@@ -246,11 +276,13 @@ class JointReference:
 
     def follow(self, trajectory: Trajectory, start: np.ndarray, start_s: float) -> float:
         """Interpolate `trajectory` from `start_s`, beginning at `start`; returns its duration (s)."""
-        times, points = trajectory.times_s, trajectory.positions
-        if times[0] > 0.0:
+        times, points, speeds = trajectory.times_s, trajectory.positions, trajectory.speeds_rps
+        if times[0] > 0.0:  # from the command, at rest
             times = np.concatenate([[0.0], times])
             points = np.concatenate([start[trajectory.indices][None, :], points])
-        self._add(_Motion(trajectory.indices, start_s, times, points))
+            if speeds is not None:
+                speeds = np.concatenate([np.zeros((1, speeds.shape[1])), speeds])
+        self._add(_Motion(trajectory.indices, start_s, times, points, speeds=speeds))
         return float(times[-1])
 
     def _add(self, motion: _Motion) -> None:

@@ -12,8 +12,11 @@ Subscriptions
       straight line in joint space, all joints arriving together; ``velocity`` empty (speed =
       ``max_speed_fraction`` x each joint's maximum) or one speed in rad/s per name (capped at the
       maximum; the ALMotion client sends fractionMaxSpeed this way).
-  ``joint_trajectory`` (trajectory_msgs/JointTrajectory): points interpolated linearly at the cycle
-      rate from the current command; ``header.stamp`` zero = start now, else start then.
+  ``joint_trajectory`` (trajectory_msgs/JointTrajectory): points interpolated at the cycle rate from
+      the current command (at rest): linearly, or along the cubic through the points' positions
+      and velocities when every point gives one velocity per joint (rad/s, capped at the joint's
+      maximum; as ros2_control's joint_trajectory_controller); ``header.stamp`` zero = start now,
+      else start then.
   ``joint_states`` (sensor_msgs/JointState): measured positions. Nothing is commanded before every
       kinematic joint has been measured once; the first command is the measured pose (no jump);
       limp joints follow it.
@@ -224,7 +227,8 @@ class CollisionFilterNode(Node):
         try:
             trajectory = parse_trajectory(
                 self.model, msg.joint_names, [p.time_from_start.sec + p.time_from_start.nanosec * 1e-9
-                                              for p in msg.points], [p.positions for p in msg.points])
+                                              for p in msg.points], [p.positions for p in msg.points],
+                [p.velocities for p in msg.points])
         except JointInputError as err:
             self._reject("joint_trajectory", str(err))
             return
