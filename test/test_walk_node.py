@@ -615,7 +615,9 @@ def test_a_step_whose_swing_could_not_catch_the_robot_waits_and_the_planner_hold
             [m.data for m in robot.since(robot.step_holds, t_lean)],
             robot.since(robot.logs, t_lean)[-6:],
             list(dict.fromkeys(d.get("last_reason", "") for d in robot.since(robot.diagnostics, t_lean))))
-        assert {m.data for m in robot.since(robot.supports, t_held + 0.1)} <= {"Legs"}
+        with robot.cond:
+            supports = [(round(t - t_held, 3), m.data) for t, m in robot.supports if t >= t_held + 0.1]
+        assert {data for _, data in supports} <= {"Legs"}, (supports, robot.since(robot.logs, t_lean)[-6:])
         t_upright = time.monotonic()
         with robot.cond:
             robot.imu_roll_rad = 0.0
