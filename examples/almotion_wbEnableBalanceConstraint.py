@@ -1,77 +1,81 @@
-#!/usr/bin/env python3
-"""Example: Whole Body Motion - Enable Balance Constraint (NAOqi's
-almotion_wbEnableBalanceConstraint.py, ported).
+#! /usr/bin/env python
+# -*- encoding: UTF-8 -*-
 
-Feet Fixed, centre of mass kept inside the support polygon of both feet: the knees straighten
-and bend to 40 deg while the rest of the body keeps the robot balanced.
+"""Example: Whole Body Motion - Enable Balance Constraint"""
+# NAOqi's example (the specification, seed 004) in Python 3; its import line changed, nothing else.
 
-The NAOqi session becomes the nao_motion ALMotion client, which joins the ROS graph instead of
-connecting to a robot IP. Run it against the simulator and the suite:
-
-    nao-motion sim &          # simulator, collision filter, whole body, kinematics (sim time)
-    python examples/almotion_wbEnableBalanceConstraint.py
-
-with ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST and one ROS_DOMAIN_ID for every process.
-"""
-
-import math
+from nao_motion.naoqi import qi
+import argparse
 import sys
-
-from nao_motion.almotion import ALMotion
-from nao_motion.almotion.posture import ALRobotPosture
+import math
 
 
-def main(motion_service=None):
-    """Example of a whole body Enable Balance Constraint.
+def main(session):
+    """
+    Example of a whole body Enable Balance Constraint.
     Warning: Needs a PoseInit before executing.
         Whole body balancer must be deactivated at the end of the script.
     This example is only compatible with NAO.
     """
-    with ALMotion.connect(motion_service) as motion_service:
-        run(motion_service)
+    # Get the services ALMotion & ALRobotPosture.
 
+    motion_service = session.service("ALMotion")
+    posture_service = session.service("ALRobotPosture")
 
-def run(motion_service):
     # Wake up robot
     motion_service.wakeUp()
 
     # Send robot to Stand Init
-    ALRobotPosture(motion_service).goToPosture("StandInit", 0.5)
+    posture_service.goToPosture("StandInit", 0.5)
 
     # Activate Whole Body Balancer
-    isEnabled = True
+    isEnabled  = True
     motion_service.wbEnable(isEnabled)
 
-    # Legs are constrained fixed
-    stateName = "Fixed"
+    # Legs are constrained in a plane
+    stateName  = "Fixed"
     supportLeg = "Legs"
     motion_service.wbFootState(stateName, supportLeg)
 
     # Constraint Balance Motion
-    isEnable = True
+    isEnable   = True
     supportLeg = "Legs"
     motion_service.wbEnableBalanceConstraint(isEnable, supportLeg)
 
     # KneePitch angleInterpolation
     # Without Whole Body balancer, foot will fall down
-    names = ["LKneePitch", "RKneePitch"]
-    angleLists = [[0.0, 40.0 * math.pi / 180.0], [0.0, 40.0 * math.pi / 180.0]]
-    timeLists = [[5.0, 10.0], [5.0, 10.0]]
+    names      = ["LKneePitch", "RKneePitch"]
+    angleLists = [ [0.0, 40.0*math.pi/180.0], [0.0, 40.0*math.pi/180.0]]
+    timeLists  = [ [5.0, 10.0], [5.0, 10.0]]
     isAbsolute = True
     try:
         motion_service.angleInterpolation(names, angleLists, timeLists, isAbsolute)
     except Exception as errorMsg:
         print(str(errorMsg))
         print("This example is not allowed on this robot.")
-        sys.exit()
+        exit()
 
     # Deactivate Whole Body Balancer
-    isEnabled = False
+    isEnabled  = False
     motion_service.wbEnable(isEnabled)
 
-    # NAOqi's example ends with motion_service.rest() (crouch, then limp); left out so that the
-    # simulated robot keeps standing for whatever runs next.
+    # Go to rest position
+    motion_service.rest()
 
 
 if __name__ == "__main__":
-    main()
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--ip", type=str, default="127.0.0.1",
+                        help="Robot IP address. On robot or Local Naoqi: use '127.0.0.1'.")
+    parser.add_argument("--port", type=int, default=9559,
+                        help="Naoqi port number")
+
+    args = parser.parse_args()
+    session = qi.Session()
+    try:
+        session.connect("tcp://" + args.ip + ":" + str(args.port))
+    except RuntimeError:
+        print ("Can't connect to Naoqi at ip \"" + args.ip + "\" on port " + str(args.port) +".\n"
+               "Please check your script arguments. Run with -h option for help.")
+        sys.exit(1)
+    main(session)

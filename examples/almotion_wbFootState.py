@@ -1,72 +1,77 @@
-#!/usr/bin/env python3
-"""Example: Whole Body Motion - Foot State (NAOqi's almotion_wbFootState.py, ported).
+#! /usr/bin/env python
+# -*- encoding: UTF-8 -*-
 
-The feet are kept flat on the ground (Plane) while LHipYawPitch, the only joint that turns the
-feet, goes to -45 deg and back: the rest of the legs keep the soles flat.
+"""Example: Whole Body Motion - Foot State"""
+# NAOqi's example (the specification, seed 004) in Python 3; its import line changed, nothing else.
 
-The NAOqi session becomes the nao_motion ALMotion client, which joins the ROS graph instead of
-connecting to a robot IP. Run it against the simulator and the suite:
-
-    nao-motion sim &          # simulator, collision filter, whole body, kinematics (sim time)
-    python examples/almotion_wbFootState.py
-
-with ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST and one ROS_DOMAIN_ID for every process.
-"""
-
-import math
+from nao_motion.naoqi import qi
+import argparse
 import sys
-
-from nao_motion.almotion import ALMotion
-from nao_motion.almotion.posture import ALRobotPosture
+import math
 
 
-def main(motion_service=None):
-    """Example of a whole body FootState.
+def main(session):
+    """
+    Example of a whole body FootState.
     Warning: Needs a PoseInit before executing.
         Whole body balancer must be inactivated at the end of the script.
     This example is only compatible with NAO.
     """
-    with ALMotion.connect(motion_service) as motion_service:
-        run(motion_service)
+    # Get the services ALMotion & ALRobotPosture.
 
+    motion_service = session.service("ALMotion")
+    posture_service = session.service("ALRobotPosture")
 
-def run(motion_service):
     # Wake up robot
     motion_service.wakeUp()
 
     # Send robot to Stand Init
-    ALRobotPosture(motion_service).goToPosture("StandInit", 0.5)
+    posture_service.goToPosture("StandInit", 0.5)
 
     # Activate Whole Body Balancer.
-    isEnabled = True
+    isEnabled  = True
     motion_service.wbEnable(isEnabled)
 
     # Legs are constrained in a plane
-    stateName = "Plane"
+    stateName  = "Plane"
     supportLeg = "Legs"
     motion_service.wbFootState(stateName, supportLeg)
 
     # HipYawPitch angleInterpolation
     # Without Whole Body balancer, foot will not be keeped plane.
-    names = "LHipYawPitch"
+    names      = "LHipYawPitch"
     angleLists = [-45.0, 10.0, 0.0]
-    timeLists = [3.0, 6.0, 9.0]
+    timeLists  = [3.0, 6.0, 9.0]
     isAbsolute = True
-    angleLists = [angle * math.pi / 180.0 for angle in angleLists]
+    angleLists = [angle*math.pi/180.0 for angle in angleLists]
     try:
         motion_service.angleInterpolation(names, angleLists, timeLists, isAbsolute)
     except Exception as errorMsg:
         print(str(errorMsg))
         print("This example is not allowed on this robot.")
-        sys.exit()
+        exit()
 
     # Deactivate Whole Body Balancer.
-    isEnabled = False
+    isEnabled  = False
     motion_service.wbEnable(isEnabled)
 
-    # NAOqi's example ends with motion_service.rest() (crouch, then limp); left out so that the
-    # simulated robot keeps standing for whatever runs next.
+    # Go to rest position
+    motion_service.rest()
 
 
 if __name__ == "__main__":
-    main()
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--ip", type=str, default="127.0.0.1",
+                        help="Robot IP address. On robot or Local Naoqi: use '127.0.0.1'.")
+    parser.add_argument("--port", type=int, default=9559,
+                        help="Naoqi port number")
+
+    args = parser.parse_args()
+    session = qi.Session()
+    try:
+        session.connect("tcp://" + args.ip + ":" + str(args.port))
+    except RuntimeError:
+        print ("Can't connect to Naoqi at ip \"" + args.ip + "\" on port " + str(args.port) +".\n"
+               "Please check your script arguments. Run with -h option for help.")
+        sys.exit(1)
+    main(session)

@@ -1,5 +1,6 @@
-"""End to end: the ported NAOqi example (examples/almotion_reflexesCollisionAvoidance.py) through
-the ALMotion client, the collision filter node and the simulator node, each in its own process.
+"""End to end: NAOqi's example (examples/almotion_reflexesCollisionAvoidance.py, the
+specification's script with only its imports changed) through its ALProxy, this test's ALMotion
+client, the collision filter node and the simulator node, each in its own process.
 
 Without protection the simulated left arm goes into the chest; with it, the arm's shapes stay
 off the body for the whole motion and the commands rest at the nearest safe pose."""
@@ -20,6 +21,7 @@ from nao_motion.collision.pairs import PairDistances, collision_pairs  # noqa: E
 from nao_motion.joint_input import parse_joint_values  # noqa: E402
 from nao_motion.kinematics import ForwardKinematics  # noqa: E402
 from nao_motion.model import NaoModel  # noqa: E402
+from nao_motion.naoqi.broker import serving  # noqa: E402
 from nao_motion.ros.qos import CYCLE_QOS  # noqa: E402
 from nao_motion.suite import NODES, SIMULATOR  # noqa: E402
 
@@ -50,7 +52,7 @@ class Recorder:
             return np.array([q for t, q in store if t0 <= t < t1])
 
 
-def test_the_ported_example_bumps_the_chest_only_without_protection(tmp_path):
+def test_the_example_bumps_the_chest_only_without_protection(tmp_path):
     example = load_example("almotion_reflexesCollisionAvoidance")
     nodes = NodeGroup(tmp_path)
     nodes.start(SIMULATOR)
@@ -73,7 +75,8 @@ def test_the_ported_example_bumps_the_chest_only_without_protection(tmp_path):
         try:
             motion.getAngles("Body", True)  # waits for the simulator's joint_states
             assert motion.getCollisionProtectionEnabled("LArm")  # NAOqi's default: Arms protected
-            example.main(motion)
+            with serving(motion):  # the script's ALProxy gives this client
+                example.main("127.0.0.1")
         finally:
             motion.close()
         end = time.monotonic()

@@ -157,3 +157,22 @@ def test_an_application_takes_its_url_from_the_command_line():
     assert qi.Application(["script", "--qi-url=tcp://10.0.0.7:9559"]).url == "tcp://10.0.0.7:9559"
     assert qi.Application(["script", "--qi-url", "tcp://10.0.0.8:9559"]).url == "tcp://10.0.0.8:9559"
     assert qi.Application(["script"]).url == qi.DEFAULT_URL
+
+
+def test_a_served_client_is_what_every_proxy_and_session_gives_until_the_block_ends():
+    from nao_motion.almotion.posture import ALRobotPosture
+    from nao_motion.naoqi import broker
+
+    client = object()  # a program's own client (an ALMotion)
+    with broker.serving(client):
+        assert ALProxy("ALMotion", "127.0.0.1", 9559) is client
+        posture = ALProxy("ALRobotPosture")
+        assert isinstance(posture, ALRobotPosture) and posture.motion is client
+        session = qi.Session()
+        session.connect("tcp://127.0.0.1:9559")
+        assert session.isConnected() and session.service("ALMotion") is client
+        with pytest.raises(RuntimeError, match="already have their client"):
+            with broker.serving(object()):
+                pass
+    with broker.serving(object()):  # nothing left: the next program serves its own
+        pass

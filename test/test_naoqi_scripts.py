@@ -4,7 +4,7 @@ written as NAOqi's example (in Python 3) with only its import lines changed to
 composed suite (``nao-motion sim``). What the robot did is judged by the simulator's ground
 truth (the true torso), its measured joints and the suite's commands.
 
-The scripts are examples/naoqi/ (the four complete scripts of the specification); their order
+The scripts are in examples/ (the four complete scripts of the specification); their order
 here is the order a user at the robot would run them in: the arm example on the standing robot,
 then the whole-body ones (each ends in rest: Crouch, limp; the next wakes the robot up and stands
 it up first), then the dance."""
@@ -38,7 +38,7 @@ from nao_motion.postures import posture  # noqa: E402
 from nao_motion.ros.qos import CYCLE_QOS  # noqa: E402
 from nao_motion.suite import SIMULATOR, SUITE_PROCESS  # noqa: E402
 
-SCRIPTS = Path(__file__).resolve().parents[1] / "examples" / "naoqi"
+SCRIPTS = Path(__file__).resolve().parents[1] / "examples"
 MODEL = NaoModel()
 FK = ForwardKinematics(MODEL)
 MAX_TILT_DEG = 20.0  # well short of a fall (test_walk_examples)
@@ -110,7 +110,7 @@ def robot(tmp_path_factory):
 
 
 def run_script(name: str, *args: str) -> subprocess.CompletedProcess:
-    """examples/naoqi/<name>.py in a Python process of its own, as a user runs it (this run's ROS
+    """examples/<name>.py in a Python process of its own, as a user runs it (this run's ROS
     environment: the loopback and the test's domain)."""
     result = subprocess.run([sys.executable, str(SCRIPTS / f"{name}.py"), *args], env=dict(os.environ),
                             capture_output=True, text=True, timeout=SCRIPT_TIMEOUT_S)

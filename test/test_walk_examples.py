@@ -23,6 +23,8 @@ from std_msgs.msg import Float32MultiArray  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 
 from nao_motion import spatial  # noqa: E402
+from nao_motion.almotion.posture import ALRobotPosture  # noqa: E402
+from nao_motion.naoqi.broker import serving  # noqa: E402
 from nao_motion.joint_input import parse_joint_values  # noqa: E402
 from nao_motion.kinematics import ForwardKinematics  # noqa: E402
 from nao_motion.model import NaoModel  # noqa: E402
@@ -150,13 +152,16 @@ def test_robot_position_example_sees_the_next_position_ahead(suite):
 def test_cha_cha_example_completes(suite):
     motion, truth = suite
     start = truth.mark()
-    load_example("almotion_setFootStepsWithSpeed").main(motion)
+    with serving(motion):  # NAOqi's script, its ALProxy giving this client; it ends in rest()
+        load_example("almotion_setFootStepsWithSpeed").main("127.0.0.1")
     x, y, _ = truth.moved_since(start)
     # The dance comes back about where it started (in process 3-5 cm, through the suite 4-6 cm,
     # turned 14-33 deg); its own extent is 0.3 m sideways.
     assert math.hypot(x, y) < 0.3
     assert truth.worst_tilt_deg < MAX_TILT_DEG
     assert not motion.moveIsActive()
+    motion.wakeUp()  # standing again for the next example
+    ALRobotPosture(motion).goToPosture("StandInit", 0.5)
 
 
 def test_move_toward_example_walks_and_stops(suite):

@@ -1,6 +1,8 @@
-"""The two ported NAOqi whole-body examples, end to end: the simulator node, the collision filter
-and the whole-body node as their own processes (sim time), the example driving them through the
-ALMotion client. The soles' tilt and the fall come from the simulator's ground truth."""
+"""The specification's two whole-body scripts (examples/, NAOqi's with only the import changed),
+end to end: the simulator node, the collision filter and the whole-body node as their own
+processes (sim time), the script driving them through a qi session on the test's ALMotion client
+(``nao_motion.naoqi.broker.serving``). The soles' tilt and the fall come from the simulator's
+ground truth, up to the script's closing rest()."""
 
 import threading
 
@@ -15,6 +17,8 @@ from nav_msgs.msg import Odometry  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
 from nao_motion import spatial  # noqa: E402
+from nao_motion.naoqi import qi  # noqa: E402
+from nao_motion.naoqi.broker import serving  # noqa: E402
 from nao_motion.joint_input import parse_joint_values  # noqa: E402
 from nao_motion.kinematics import ForwardKinematics  # noqa: E402
 from nao_motion.model import NaoModel  # noqa: E402
@@ -85,11 +89,28 @@ def suite(tmp_path):
         nodes.stop()
 
 
+def run_to_rest(motion, truth: GroundTruth, example: str) -> list:
+    """The NAOqi example (a qi script) through a session on this client, up to its closing rest()
+    (crouch, then limp): the ground truth recorded before the rest."""
+    marks, rest = [], motion.rest
+
+    def marked_rest():
+        with truth.lock:
+            marks.append(len(truth.records))
+        rest()
+    motion.rest = marked_rest
+    session = qi.Session()
+    with serving(motion):
+        session.connect()
+        load_example(example).main(session)
+    assert marks, "the example did not end in rest()"
+    with truth.lock:
+        return list(truth.records[:marks[0]])
+
+
 def test_wb_foot_state_example_keeps_the_soles_flat(suite):
     motion, truth = suite
-    load_example("almotion_wbFootState").main(motion)
-    with truth.lock:
-        records = list(truth.records)
+    records = run_to_rest(motion, truth, "almotion_wbFootState")
     hyp = np.array([q[MODEL.joint_index("LHipYawPitch")] for q, _, _ in records])
     assert hyp.min() < -40 * DEG  # the hip turned...
     # ...with the soles flat: within 0.7 deg here (the most near -40 deg of hip, where the legs'
@@ -103,9 +124,7 @@ def test_wb_foot_state_example_keeps_the_soles_flat(suite):
 
 def test_wb_enable_balance_constraint_example_bends_the_knees_without_falling(suite):
     motion, truth = suite
-    load_example("almotion_wbEnableBalanceConstraint").main(motion)
-    with truth.lock:
-        records = list(truth.records)
+    records = run_to_rest(motion, truth, "almotion_wbEnableBalanceConstraint")
     knee = np.array([q[MODEL.joint_index("LKneePitch")] for q, _, _ in records])
     assert knee.min() < 15 * DEG and knee[-1] == pytest.approx(40 * DEG, abs=3 * DEG)
     assert max(torso for _, _, torso in records) < 30 * DEG  # never fell

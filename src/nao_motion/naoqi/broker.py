@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import atexit
 import threading
+from contextlib import contextmanager
 
 from ..almotion import ALMotion
 from ..almotion.posture import ALRobotPosture
@@ -33,6 +34,22 @@ def motion_client() -> ALMotion:
             _motion = ALMotion()
             atexit.register(_close)
         return _motion
+
+
+@contextmanager
+def serving(client: ALMotion):
+    """The process's proxies and sessions give ``client`` (an ALMotion the caller made and
+    closes) until the block ends: a NAOqi script run inside a program that has its client."""
+    global _motion
+    with _lock:
+        if _motion is not None:
+            raise RuntimeError("the process's proxies already have their client")
+        _motion = client
+    try:
+        yield client
+    finally:
+        with _lock:
+            _motion = None
 
 
 def service(name: str):
