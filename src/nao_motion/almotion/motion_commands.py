@@ -97,13 +97,8 @@ class MotionCommandMethods:
         current = self._configuration(False)
         indices = [self.model.joint_index(j) for j in joints]
         key_times, keys = [], []
-        for i, (index, a, t) in enumerate(zip(indices, angles, times)):
-            if len(a) != len(t):
-                raise ALMotionError(f"{joints[i]}: {len(a)} angles but {len(t)} times")
-            t = np.asarray(t, dtype=float)
-            if not np.all(np.isfinite(t)) or t[0] <= 0.0 or np.any(np.diff(t) <= 0.0):
-                raise ALMotionError(f"{joints[i]}: times must be positive and increasing, got {list(t)}")
-            key_times.append(t)
+        for joint, index, a, t in zip(joints, indices, angles, times):
+            key_times.append(_key_times(joint, t, len(a), "angles"))
             keys.append(np.asarray(a, dtype=float) + (0.0 if isAbsolute else current[index]))
         self._follow(joints, *merged_smooth_keys(current[indices], key_times, keys))
 
@@ -119,14 +114,7 @@ class MotionCommandMethods:
             raise ALMotionError(f"controlPoints: one list of [angle, handle1, handle2] per joint ({len(joints)}), "
                                 f"got {controlPoints!r}")
         current = self._configuration(False)
-        checked_times = []
-        for joint, t, k in zip(joints, key_times, keys):
-            t = np.asarray(t, dtype=float)
-            if len(t) != len(k) or not len(t):
-                raise ALMotionError(f"{joint}: {len(k)} control points but {len(t)} times")
-            if not np.all(np.isfinite(t)) or t[0] <= 0.0 or np.any(np.diff(t) <= 0.0):
-                raise ALMotionError(f"{joint}: times must be positive and increasing, got {list(t)}")
-            checked_times.append(t)
+        checked_times = [_key_times(joint, t, len(k), "control points") for joint, t, k in zip(joints, key_times, keys)]
         try:
             merged = merged_bezier_keys(current[[self.model.joint_index(j) for j in joints]], checked_times, keys)
         except (BezierError, TypeError, ValueError, IndexError) as err:
@@ -244,6 +232,16 @@ def _same_positions(a: JointState, b: JointState, joints: list[str]) -> bool:
 
 def _is_number(x) -> bool:
     return isinstance(x, Real) and not isinstance(x, bool)
+
+
+def _key_times(joint: str, times, n_keys: int, what: str) -> np.ndarray:
+    """A joint's key times (s from now): one per key, positive and increasing."""
+    t = np.asarray(times, dtype=float)
+    if len(t) != n_keys or not n_keys:
+        raise ALMotionError(f"{joint}: {n_keys} {what} but {len(t)} times")
+    if not np.all(np.isfinite(t)) or t[0] <= 0.0 or np.any(np.diff(t) <= 0.0):
+        raise ALMotionError(f"{joint}: times must be positive and increasing, got {list(t)}")
+    return t
 
 
 def _hand(name: object) -> str:
