@@ -8,6 +8,10 @@ ros2_control's joint_trajectory_controller follows points that carry velocities)
 back or stops (a local extremum), so the path never overshoots a key; elsewhere the weighted
 harmonic mean of the two neighbouring slopes (Fritsch-Butland, the monotone cubic of PCHIP). The
 path between two keys then stays between them: inside the joint's range whenever the keys are.
+
+angleInterpolationBezier's curves (``bezier_path``: NAOqi's keys and handles as cubic Beziers in
+the (time, angle) plane) are followed the same way, sampled densely with their speeds
+(``merged_bezier_keys``).
 """
 
 from __future__ import annotations
