@@ -181,11 +181,19 @@ class MotionCommandMethods:
                 raise ALMotionError(f"nobody subscribes {topic} within {self.timeout_s} s: is the suite up?")
             time.sleep(0.01)
         if topic not in self._settled_topics:
-            count, since = publisher.get_subscription_count(), time.monotonic()
-            while time.monotonic() - since < DISCOVERY_SETTLE_S and time.monotonic() < deadline:
+            # Every subscriber the graph shows matched, and none new for DISCOVERY_SETTLE_S. Waiting
+            # for the count to stay still alone, a fresh script's wakeUp after a rest left the
+            # robot crouched on a loaded machine (its posture did not move it, and the script's
+            # balancing then made it fall): most likely the stiffness reached only the subscribers
+            # matched by then, while a node that missed it kept the joints limp.
+            count, since = -1, time.monotonic()
+            while time.monotonic() < deadline:
+                matched = publisher.get_subscription_count()
+                if matched != count or matched < self.node.count_subscribers(publisher.topic_name):
+                    count, since = matched, time.monotonic()
+                elif time.monotonic() - since >= DISCOVERY_SETTLE_S:
+                    break
                 time.sleep(0.01)
-                if publisher.get_subscription_count() != count:
-                    count, since = publisher.get_subscription_count(), time.monotonic()
             self._settled_topics.add(topic)
         start = self._motion_clock().latest()
         publisher.publish(msg)
