@@ -38,19 +38,32 @@ def smooth_speeds(times_s: np.ndarray, points: np.ndarray) -> np.ndarray:
     return speeds
 
 
+def hermite_weights(s: float, out: np.ndarray) -> np.ndarray:
+    """The cubic Hermite weights at ``s`` (0..1 along a segment of length h) of p0, p1, h v0 and
+    h v1, written into ``out`` (4,)."""
+    s2 = s * s
+    s3 = s2 * s
+    out[:] = 2.0 * s3 - 3.0 * s2 + 1.0, 3.0 * s2 - 2.0 * s3, s3 - 2.0 * s2 + s, s3 - s2
+    return out
+
+
 def hermite(t_s: float, t0_s: float, t1_s: float, p0: np.ndarray, p1: np.ndarray, v0: np.ndarray,
             v1: np.ndarray, out: np.ndarray) -> np.ndarray:
     """The cubic from (p0, v0) at ``t0_s`` to (p1, v1) at ``t1_s``, at ``t_s``, written into ``out``."""
     h = t1_s - t0_s
-    s = (t_s - t0_s) / h
-    s2 = s * s
-    s3 = s2 * s
-    # The four Hermite basis polynomials; the speeds scaled by the segment's length.
-    np.multiply(p0, 2.0 * s3 - 3.0 * s2 + 1.0, out=out)
-    out += (3.0 * s2 - 2.0 * s3) * p1
-    out += (s3 - 2.0 * s2 + s) * h * v0
-    out += (s3 - s2) * h * v1
+    w = hermite_weights((t_s - t0_s) / h, np.empty(4))
+    np.multiply(p0, w[0], out=out)
+    out += w[1] * p1
+    out += (w[2] * h) * v0
+    out += (w[3] * h) * v1
     return out
+
+
+def hermite_rows(times_s: np.ndarray, points: np.ndarray, speeds: np.ndarray) -> np.ndarray:
+    """Per segment of the path through ``points`` ((k, n)) with ``speeds`` at ``times_s``, the rows
+    ``hermite_weights`` weighs: (k - 1, 4, n) of p0, p1, h v0, h v1 (prepared once per path)."""
+    h = np.diff(np.asarray(times_s, dtype=float))[:, None]
+    return np.stack([points[:-1], points[1:], h * speeds[:-1], h * speeds[1:]], axis=1)
 
 
 def hermite_rate(t_s: float, t0_s: float, t1_s: float, p0: np.ndarray, p1: np.ndarray, v0: np.ndarray,

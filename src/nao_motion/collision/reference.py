@@ -26,7 +26,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..interpolation import hermite
+from ..interpolation import hermite_rows, hermite_weights
 from ..joint_input import MAX_COMMAND_POSITION_RAD, JointInputError, parse_joint_values
 from ..model import NaoModel
 from .distance import any_set
@@ -116,17 +116,17 @@ def parse_trajectory(model: NaoModel, names: Sequence[str], times_s: Sequence[fl
         raise JointInputError(f"time_from_start goes backwards at point {k}: {times[k]} s after {times[k - 1]} s")
     indices = rows[0].indices
     positions = np.clip(np.stack([r.values for r in rows]), model.lower[indices], model.upper[indices])
-    return Trajectory(indices, times, positions, _point_speeds(model, names, indices, speeds, len(rows)))
+    return Trajectory(indices, times, positions, _point_speeds(model, indices, speeds, len(rows)))
 
 
-def _point_speeds(model: NaoModel, names: Sequence[str], indices: np.ndarray,
-                  speeds: Sequence[Sequence[float]] | None, n_points: int) -> np.ndarray | None:
+def _point_speeds(model: NaoModel, indices: np.ndarray, speeds: Sequence[Sequence[float]] | None,
+                  n_points: int) -> np.ndarray | None:
     """The points' speeds ((k, n), in the order of the names, as ``indices``; capped), or None
     when no point gives any."""
     if speeds is None or all(len(row) == 0 for row in speeds):
         return None
-    if len(speeds) != n_points or any(len(row) != len(names) for row in speeds):
-        raise JointInputError(f"velocities: every point gives one per joint name ({len(names)}) or none does")
+    if len(speeds) != n_points or any(len(row) != len(indices) for row in speeds):
+        raise JointInputError(f"velocities: every point gives one per joint name ({len(indices)}) or none does")
     values = np.asarray([list(row) for row in speeds], dtype=float)
     if not np.all(np.isfinite(values)):
         raise JointInputError(f"velocities must be finite, got {values.tolist()}")
@@ -148,6 +148,9 @@ class _Motion:
 
     def __post_init__(self):
         self._value = np.empty(len(self.indices))
+        # The cubics' rows and weights, prepared here: a cycle only fills the four weights.
+        self._rows = None if self.speeds is None else hermite_rows(self.times_s, self.positions, self.speeds)
+        self._weights = np.empty(4)
 
     def release(self, taken: np.ndarray) -> None:
         """Stop driving the joints where `taken` (bool, model order) is True."""
@@ -155,7 +158,7 @@ class _Motion:
         if not keep.all():
             self.indices, self.positions = self.indices[keep], self.positions[:, keep]
             if self.speeds is not None:
-                self.speeds = self.speeds[:, keep]
+                self.speeds, self._rows = self.speeds[:, keep], self._rows[:, :, keep]
             self._value = np.empty(len(self.indices))
 
     def write(self, now_s: float, q: np.ndarray) -> bool:
@@ -167,9 +170,9 @@ class _Motion:
             return True
         if t > 0.0:
             k = int(np.searchsorted(times, t, side="right")) - 1
-            if self.speeds is not None:
-                hermite(t, times[k], times[k + 1], points[k], points[k + 1], self.speeds[k], self.speeds[k + 1],
-                        out=value)
+            if self._rows is not None:
+                weights = hermite_weights((t - times[k]) / (times[k + 1] - times[k]), self._weights)
+                np.matmul(weights, self._rows[k], out=value)
             else:
                 np.subtract(points[k + 1], points[k], out=value)
                 value *= (t - times[k]) / (times[k + 1] - times[k])
